@@ -1,0 +1,1023 @@
+"""Symbolic integer and boolean expressions, independent of any solver.
+
+The front end computes with these: shapes, loop indices, program ids and
+Python integer arithmetic on them.  Constructors normalise eagerly (linear
+forms, constant folding, exact division) so that equal quantities usually
+compare equal structurally, and so that most proof obligations are
+discharged by `interval` reasoning before a solver is ever imported.
+
+Every node is immutable and hashable; its hash and sort key are computed once.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Iterable, Mapping, Optional, Union
+
+Number = int
+IntLike = Union[int, "Expr"]
+Bound = Optional[int]  # None = unbounded
+
+
+class Expr:
+    """An integer-valued expression."""
+
+    __slots__ = ("_hash", "_key", "_syms", "_size")
+
+    def _init(self, key: tuple) -> None:
+        self._key = key
+        self._hash = hash(key)
+        self._syms: frozenset | None = None
+        self._size = 0
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Expr) and self._hash == other._hash and self._key == other._key
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __lt__(self, other: "Expr") -> bool:  # canonical ordering only
+        return self._key < other._key
+
+    def __repr__(self) -> str:
+        return f"Expr({to_str(self)})"
+
+    def __str__(self) -> str:
+        return to_str(self)
+
+    @property
+    def key(self) -> tuple:
+        return self._key
+
+
+class Const(Expr):
+    __slots__ = ("value",)
+
+    def __init__(self, value: int) -> None:
+        self.value = int(value)
+        self._init((0, self.value))
+
+
+class Sym(Expr):
+    """A named unknown.  Identity is the uid; the name is for humans."""
+
+    __slots__ = ("name", "uid", "kind")
+
+    def __init__(self, name: str, uid: int, kind: str = "input") -> None:
+        self.name = name
+        self.uid = uid
+        self.kind = kind
+        self._init((1, uid, name))
+
+
+class Lin(Expr):
+    """const + sum(coeff * atom); atoms are non-constant, non-linear nodes."""
+
+    __slots__ = ("terms", "const")
+
+    def __init__(self, terms: tuple, const: int) -> None:
+        self.terms = terms
+        self.const = const
+        self._init((2, tuple((a._key, c) for a, c in terms), const))
+
+
+class Mul(Expr):
+    """Product of two or more atoms (non-linear)."""
+
+    __slots__ = ("factors",)
+
+    def __init__(self, factors: tuple) -> None:
+        self.factors = factors
+        self._init((3, tuple(f._key for f in factors)))
+
+
+class FloorDiv(Expr):
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: Expr, b: Expr) -> None:
+        self.a, self.b = a, b
+        self._init((4, a._key, b._key))
+
+
+class Mod(Expr):
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: Expr, b: Expr) -> None:
+        self.a, self.b = a, b
+        self._init((5, a._key, b._key))
+
+
+class Min(Expr):
+    __slots__ = ("args",)
+
+    def __init__(self, args: tuple) -> None:
+        self.args = args
+        self._init((6, tuple(x._key for x in args)))
+
+
+class Max(Expr):
+    __slots__ = ("args",)
+
+    def __init__(self, args: tuple) -> None:
+        self.args = args
+        self._init((7, tuple(x._key for x in args)))
+
+
+class Ite(Expr):
+    __slots__ = ("cond", "a", "b")
+
+    def __init__(self, cond: "BExpr", a: Expr, b: Expr) -> None:
+        self.cond, self.a, self.b = cond, a, b
+        self._init((8, cond._key, a._key, b._key))
+
+
+# ----------------------------------------------------------------------------- booleans
+
+
+class BExpr:
+    """A boolean-valued expression."""
+
+    __slots__ = ("_hash", "_key", "_syms", "_size")
+
+    def _init(self, key: tuple) -> None:
+        self._key = key
+        self._hash = hash(key)
+        self._syms: frozenset | None = None
+        self._size = 0
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BExpr) and self._hash == other._hash and self._key == other._key
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __lt__(self, other: "BExpr") -> bool:
+        return self._key < other._key
+
+    def __repr__(self) -> str:
+        return f"BExpr({to_str(self)})"
+
+    def __str__(self) -> str:
+        return to_str(self)
+
+    @property
+    def key(self) -> tuple:
+        return self._key
+
+
+class BConst(BExpr):
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = bool(value)
+        self._init((20, self.value))
+
+
+class BSym(BExpr):
+    __slots__ = ("name", "uid")
+
+    def __init__(self, name: str, uid: int) -> None:
+        self.name, self.uid = name, uid
+        self._init((21, uid, name))
+
+
+LE, EQ, NE = "<=", "==", "!="
+
+
+class Cmp(BExpr):
+    """`e <= 0`, `e == 0` or `e != 0`."""
+
+    __slots__ = ("op", "e")
+
+    def __init__(self, op: str, e: Expr) -> None:
+        self.op, self.e = op, e
+        self._init((22, op, e._key))
+
+
+class BAnd(BExpr):
+    __slots__ = ("args",)
+
+    def __init__(self, args: tuple) -> None:
+        self.args = args
+        self._init((23, tuple(a._key for a in args)))
+
+
+class BOr(BExpr):
+    __slots__ = ("args",)
+
+    def __init__(self, args: tuple) -> None:
+        self.args = args
+        self._init((24, tuple(a._key for a in args)))
+
+
+class BNot(BExpr):
+    __slots__ = ("a",)
+
+    def __init__(self, a: BExpr) -> None:
+        self.a = a
+        self._init((25, a._key))
+
+
+TRUE = BConst(True)
+FALSE = BConst(False)
+ZERO = Const(0)
+ONE = Const(1)
+
+# ----------------------------------------------------------------------------- constructors
+
+
+def const(v: int) -> Expr:
+    return Const(v)
+
+
+def lift(v: IntLike) -> Expr:
+    if isinstance(v, Expr):
+        return v
+    if isinstance(v, bool):
+        return Const(int(v))
+    if isinstance(v, int):
+        return Const(v)
+    raise TypeError(f"cannot lift {type(v).__name__} to an integer expression")
+
+
+def lower(e: IntLike) -> IntLike:
+    """A Python int when the expression is constant, else the expression."""
+    if isinstance(e, Const):
+        return e.value
+    return e
+
+
+def _linear_parts(e: Expr) -> tuple[dict, int]:
+    if isinstance(e, Const):
+        return {}, e.value
+    if isinstance(e, Lin):
+        return {a: c for a, c in e.terms}, e.const
+    return {e: 1}, 0
+
+
+def _fold_mod(terms: dict, const: int) -> tuple:
+    """k*x - k*c*(x // c)  ==>  k*(x % c)  for a positive constant c (x an atom or a linear form)."""
+    for a, co in list(terms.items()):
+        if not (isinstance(a, FloorDiv) and isinstance(a.b, Const) and a.b.value > 0 and co != 0):
+            continue
+        c = a.b.value
+        if co % c:
+            continue
+        k = -co // c
+        x = a.a
+        xt, xc = _linear_parts(x)
+        if k == 0 or not xt or any(terms.get(t, 0) != k * ct for t, ct in xt.items()):
+            continue
+        if a not in terms:
+            continue
+        del terms[a]
+        for t in xt:
+            del terms[t]
+        const -= k * xc
+        m = Mod(x, a.b)
+        terms[m] = terms.get(m, 0) + k
+    return terms, const
+
+
+def _make_lin(terms: dict, c: int) -> Expr:
+    if any(isinstance(a, FloorDiv) for a in terms):
+        terms, c = _fold_mod(dict(terms), c)
+    items = tuple(sorted(((a, k) for a, k in terms.items() if k != 0), key=lambda t: t[0]._key))
+    if not items:
+        return Const(c)
+    if len(items) == 1 and items[0][1] == 1 and c == 0:
+        return items[0][0]
+    return Lin(items, c)
+
+
+def add(*xs: IntLike) -> Expr:
+    terms: dict = {}
+    c = 0
+    for x in xs:
+        t, k = _linear_parts(lift(x))
+        c += k
+        for a, co in t.items():
+            terms[a] = terms.get(a, 0) + co
+    return _make_lin(terms, c)
+
+
+def neg(x: IntLike) -> Expr:
+    return mul(-1, x)
+
+
+def sub(a: IntLike, b: IntLike) -> Expr:
+    return add(a, mul(-1, b))
+
+
+def _scale(e: Expr, k: int) -> Expr:
+    if k == 0:
+        return ZERO
+    if k == 1:
+        return e
+    t, c = _linear_parts(e)
+    return _make_lin({a: co * k for a, co in t.items()}, c * k)
+
+
+def _atom_factors(e: Expr) -> list:
+    return list(e.factors) if isinstance(e, Mul) else [e]
+
+
+def mul(a: IntLike, b: IntLike) -> Expr:
+    a, b = lift(a), lift(b)
+    if isinstance(a, Const):
+        return _scale(b, a.value)
+    if isinstance(b, Const):
+        return _scale(a, b.value)
+    # distribute over linear forms so that polynomials stay canonical
+    ta, ca = _linear_parts(a)
+    tb, cb = _linear_parts(b)
+    if len(ta) + (ca != 0) > 1 or len(tb) + (cb != 0) > 1:
+        parts = []
+        for x, cx in list(ta.items()) + ([(ONE, ca)] if ca else []):
+            for y, cy in list(tb.items()) + ([(ONE, cb)] if cb else []):
+                parts.append(_scale(_mul_atoms(x, y), cx * cy))
+        return add(*parts)
+    (x, cx), = ta.items()
+    (y, cy), = tb.items()
+    return _scale(_mul_atoms(x, y), cx * cy)
+
+
+def _mul_atoms(x: Expr, y: Expr) -> Expr:
+    if x == ONE:
+        return y
+    if y == ONE:
+        return x
+    fs = sorted(_atom_factors(x) + _atom_factors(y), key=lambda f: f._key)
+    return Mul(tuple(fs))
+
+
+def floordiv(a: IntLike, b: IntLike) -> Expr:
+    a, b = lift(a), lift(b)
+    if isinstance(b, Const):
+        d = b.value
+        if d == 0:
+            raise ZeroDivisionError("integer division by zero")
+        if isinstance(a, Const):
+            return Const(a.value // d)
+        if d == 1:
+            return a
+        if d == -1:
+            return neg(a)
+        if d > 0:
+            t, c = _linear_parts(a)
+            exact = {x: co // d for x, co in t.items() if co % d == 0}
+            rest = {x: co for x, co in t.items() if co % d != 0}
+            cq, cr = divmod(c, d)
+            if not rest:
+                return add(_make_lin(exact, cq))
+            if exact or cq:
+                return add(_make_lin(exact, cq), floordiv(_make_lin(rest, cr), b))
+            if isinstance(a, FloorDiv) and isinstance(a.b, Const) and a.b.value > 0:
+                return floordiv(a.a, a.b.value * d)
+            return FloorDiv(a, b)
+    if isinstance(a, Const) and a.value == 0:
+        return ZERO
+    if a == b:
+        return ONE  # valid for b != 0, which division requires anyway
+    return FloorDiv(a, b)
+
+
+def mod(a: IntLike, b: IntLike) -> Expr:
+    a, b = lift(a), lift(b)
+    if isinstance(b, Const):
+        d = b.value
+        if d == 0:
+            raise ZeroDivisionError("integer modulo by zero")
+        if isinstance(a, Const):
+            return Const(a.value % d)
+        if d in (1, -1):
+            return ZERO
+        if d > 0:
+            t, c = _linear_parts(a)
+            rest = {x: co % d for x, co in t.items() if co % d != 0}
+            if not rest:
+                return Const(c % d)
+            if len(rest) != len(t) or c % d != c:
+                return mod(_make_lin(rest, c % d), b)
+            if isinstance(a, Mod) and a.b == b:
+                return a
+            return Mod(a, b)
+    if isinstance(a, Const) and a.value == 0:
+        return ZERO
+    if a == b:
+        return ZERO
+    return Mod(a, b)
+
+
+def ceildiv(a: IntLike, b: IntLike) -> Expr:
+    return neg(floordiv(neg(a), b))
+
+
+def _flatten(cls: type, xs: Iterable[Expr]) -> list:
+    out = []
+    for x in xs:
+        if isinstance(x, cls):
+            out.extend(x.args)
+        else:
+            out.append(x)
+    return out
+
+
+def minimum(*xs: IntLike) -> Expr:
+    return _minmax(Min, [lift(x) for x in xs], min)
+
+
+def maximum(*xs: IntLike) -> Expr:
+    return _minmax(Max, [lift(x) for x in xs], max)
+
+
+def _minmax(cls: type, xs: list, pick: Callable) -> Expr:
+    xs = _flatten(cls, xs)
+    consts = [x.value for x in xs if isinstance(x, Const)]
+    rest = [x for x in xs if not isinstance(x, Const)]
+    if consts:
+        rest.append(Const(pick(consts)))
+    # drop arguments dominated by a constant difference
+    kept: list = []
+    for x in rest:
+        dominated = False
+        for i, y in enumerate(kept):
+            d = sub(x, y)
+            if isinstance(d, Const):
+                better = (d.value < 0) if cls is Min else (d.value > 0)
+                if better:
+                    kept[i] = x
+                dominated = True
+                break
+        if not dominated:
+            kept.append(x)
+    uniq = sorted(set(kept), key=lambda e: e._key)
+    if len(uniq) == 1:
+        return uniq[0]
+    return cls(tuple(uniq))
+
+
+def absolute(x: IntLike) -> Expr:
+    x = lift(x)
+    if isinstance(x, Const):
+        return Const(abs(x.value))
+    return maximum(x, neg(x))
+
+
+def ite(c: "BExpr", a: IntLike, b: IntLike) -> Expr:
+    a, b = lift(a), lift(b)
+    if isinstance(c, BConst):
+        return a if c.value else b
+    if a == b:
+        return a
+    return Ite(c, a, b)
+
+
+def power(a: IntLike, n: int) -> Expr:
+    out: Expr = ONE
+    for _ in range(n):
+        out = mul(out, a)
+    return out
+
+
+# ----------------------------------------------------------------------------- boolean constructors
+
+
+def bconst(v: bool) -> BExpr:
+    return TRUE if v else FALSE
+
+
+def _gcd_normalise(op: str, e: Expr) -> Expr:
+    t, c = _linear_parts(e)
+    if not t:
+        return e
+    g = 0
+    for k in t.values():
+        g = math.gcd(g, k)
+    if g <= 1:
+        return e
+    if op == LE:  # g*X + c <= 0  <=>  X + ceil(c/g) <= 0
+        return _make_lin({a: k // g for a, k in t.items()}, -((-c) // g))
+    if c % g:
+        return Const(1)  # g*X == -c has no integer solution: X == ... is false, != is true
+    return _make_lin({a: k // g for a, k in t.items()}, c // g)
+
+
+def _cmp(op: str, e: Expr) -> BExpr:
+    e = _gcd_normalise(op, e)
+    if isinstance(e, Const):
+        v = e.value
+        return bconst(v <= 0 if op == LE else v == 0 if op == EQ else v != 0)
+    if op in (EQ, NE):
+        t, c = _linear_parts(e)
+        lead = min(t.items(), key=lambda kv: kv[0]._key)[1] if t else 1
+        if lead < 0:
+            e = neg(e)
+    return Cmp(op, e)
+
+
+def le(a: IntLike, b: IntLike) -> BExpr:
+    return _cmp(LE, sub(a, b))
+
+
+def lt(a: IntLike, b: IntLike) -> BExpr:
+    return _cmp(LE, add(sub(a, b), 1))
+
+
+def ge(a: IntLike, b: IntLike) -> BExpr:
+    return le(b, a)
+
+
+def gt(a: IntLike, b: IntLike) -> BExpr:
+    return lt(b, a)
+
+
+def eq(a: IntLike, b: IntLike) -> BExpr:
+    return _cmp(EQ, sub(a, b))
+
+
+def ne(a: IntLike, b: IntLike) -> BExpr:
+    return _cmp(NE, sub(a, b))
+
+
+def band(*xs: BExpr) -> BExpr:
+    out = []
+    for x in xs:
+        if isinstance(x, BConst):
+            if not x.value:
+                return FALSE
+            continue
+        if isinstance(x, BAnd):
+            out.extend(x.args)
+        else:
+            out.append(x)
+    uniq = sorted(set(out), key=lambda b: b._key)
+    if not uniq:
+        return TRUE
+    if len(uniq) == 1:
+        return uniq[0]
+    return BAnd(tuple(uniq))
+
+
+def bor(*xs: BExpr) -> BExpr:
+    out = []
+    for x in xs:
+        if isinstance(x, BConst):
+            if x.value:
+                return TRUE
+            continue
+        if isinstance(x, BOr):
+            out.extend(x.args)
+        else:
+            out.append(x)
+    uniq = sorted(set(out), key=lambda b: b._key)
+    if not uniq:
+        return FALSE
+    if len(uniq) == 1:
+        return uniq[0]
+    return BOr(tuple(uniq))
+
+
+def bnot(x: BExpr) -> BExpr:
+    if isinstance(x, BConst):
+        return bconst(not x.value)
+    if isinstance(x, BNot):
+        return x.a
+    if isinstance(x, Cmp):
+        if x.op == LE:  # not (e <= 0)  <=>  -e + 1 <= 0
+            return _cmp(LE, add(neg(x.e), 1))
+        return _cmp(NE if x.op == EQ else EQ, x.e)
+    if isinstance(x, BAnd):
+        return bor(*(bnot(a) for a in x.args))
+    if isinstance(x, BOr):
+        return band(*(bnot(a) for a in x.args))
+    return BNot(x)
+
+
+def implies(a: BExpr, b: BExpr) -> BExpr:
+    return bor(bnot(a), b)
+
+
+# ----------------------------------------------------------------------------- traversal
+
+
+AnyExpr = Union[Expr, BExpr]
+
+
+def children(e: AnyExpr) -> tuple:
+    if isinstance(e, Lin):
+        return tuple(a for a, _ in e.terms)
+    if isinstance(e, Mul):
+        return e.factors
+    if isinstance(e, (FloorDiv, Mod)):
+        return (e.a, e.b)
+    if isinstance(e, (Min, Max, BAnd, BOr)):
+        return e.args
+    if isinstance(e, Ite):
+        return (e.cond, e.a, e.b)
+    if isinstance(e, Cmp):
+        return (e.e,)
+    if isinstance(e, BNot):
+        return (e.a,)
+    return ()
+
+
+def free_syms(e: AnyExpr) -> frozenset:
+    """All Sym/BSym leaves of an expression (cached on the node)."""
+    cached = e._syms
+    if cached is not None:
+        return cached
+    if isinstance(e, (Sym, BSym)):
+        out = frozenset((e,))
+    else:
+        acc: set = set()
+        for c in children(e):
+            acc |= free_syms(c)
+        out = frozenset(acc)
+    e._syms = out
+    return out
+
+
+def size(e: AnyExpr) -> int:
+    """Number of nodes (cached on the node)."""
+    n = e._size
+    if n:
+        return n
+    n = 1 + sum(size(c) for c in children(e))
+    e._size = n
+    return n
+
+
+def short(e: AnyExpr, names: Callable | None = None, limit: int = 40) -> str:
+    """to_str, but an enormous expression is abbreviated."""
+    if size(e) > limit:
+        return "<a long expression>"
+    return to_str(e, names)
+
+
+def substitute(e: AnyExpr, mapping: Mapping) -> AnyExpr:
+    """Replace symbols by expressions (mapping keys are Sym/BSym)."""
+    if not mapping or not (free_syms(e) & mapping.keys()):
+        return e
+    return _subst(e, mapping)
+
+
+def _subst(e: AnyExpr, m: Mapping) -> AnyExpr:
+    if not (free_syms(e) & m.keys()):
+        return e
+    if isinstance(e, (Sym, BSym)):
+        v = m[e]
+        return lift(v) if isinstance(e, Sym) else v
+    if isinstance(e, Lin):
+        return add(e.const, *(mul(c, _subst(a, m)) for a, c in e.terms))
+    if isinstance(e, Mul):
+        out: Expr = ONE
+        for f in e.factors:
+            out = mul(out, _subst(f, m))
+        return out
+    if isinstance(e, FloorDiv):
+        return floordiv(_subst(e.a, m), _subst(e.b, m))
+    if isinstance(e, Mod):
+        return mod(_subst(e.a, m), _subst(e.b, m))
+    if isinstance(e, Min):
+        return minimum(*(_subst(a, m) for a in e.args))
+    if isinstance(e, Max):
+        return maximum(*(_subst(a, m) for a in e.args))
+    if isinstance(e, Ite):
+        return ite(_subst(e.cond, m), _subst(e.a, m), _subst(e.b, m))
+    if isinstance(e, Cmp):
+        return _cmp(e.op, _subst(e.e, m))
+    if isinstance(e, BAnd):
+        return band(*(_subst(a, m) for a in e.args))
+    if isinstance(e, BOr):
+        return bor(*(_subst(a, m) for a in e.args))
+    if isinstance(e, BNot):
+        return bnot(_subst(e.a, m))
+    return e
+
+
+def evaluate(e: AnyExpr, env: Mapping) -> Union[int, bool]:
+    """Evaluate with every free symbol bound in `env` (Sym -> int)."""
+    if isinstance(e, Const):
+        return e.value
+    if isinstance(e, BConst):
+        return e.value
+    if isinstance(e, (Sym, BSym)):
+        return env[e]
+    if isinstance(e, Lin):
+        return e.const + sum(c * evaluate(a, env) for a, c in e.terms)
+    if isinstance(e, Mul):
+        out = 1
+        for f in e.factors:
+            out *= evaluate(f, env)
+        return out
+    if isinstance(e, FloorDiv):
+        return evaluate(e.a, env) // evaluate(e.b, env)
+    if isinstance(e, Mod):
+        return evaluate(e.a, env) % evaluate(e.b, env)
+    if isinstance(e, Min):
+        return min(evaluate(a, env) for a in e.args)
+    if isinstance(e, Max):
+        return max(evaluate(a, env) for a in e.args)
+    if isinstance(e, Ite):
+        return evaluate(e.a, env) if evaluate(e.cond, env) else evaluate(e.b, env)
+    if isinstance(e, Cmp):
+        v = evaluate(e.e, env)
+        return v <= 0 if e.op == LE else (v == 0 if e.op == EQ else v != 0)
+    if isinstance(e, BAnd):
+        return all(evaluate(a, env) for a in e.args)
+    if isinstance(e, BOr):
+        return any(evaluate(a, env) for a in e.args)
+    if isinstance(e, BNot):
+        return not evaluate(e.a, env)
+    raise TypeError(f"cannot evaluate {type(e).__name__}")
+
+
+# ----------------------------------------------------------------------------- intervals
+
+
+class Interval:
+    """A closed integer interval with optional infinite ends."""
+
+    __slots__ = ("lo", "hi")
+
+    def __init__(self, lo: Bound, hi: Bound) -> None:
+        self.lo, self.hi = lo, hi
+
+    def __repr__(self) -> str:
+        return f"[{'-inf' if self.lo is None else self.lo}, {'inf' if self.hi is None else self.hi}]"
+
+    @property
+    def empty(self) -> bool:
+        return self.lo is not None and self.hi is not None and self.lo > self.hi
+
+
+TOP = Interval(None, None)
+
+
+def _iadd(a: Interval, b: Interval) -> Interval:
+    return Interval(
+        None if a.lo is None or b.lo is None else a.lo + b.lo,
+        None if a.hi is None or b.hi is None else a.hi + b.hi,
+    )
+
+
+def _iscale(a: Interval, k: int) -> Interval:
+    if k >= 0:
+        return Interval(None if a.lo is None else a.lo * k, None if a.hi is None else a.hi * k)
+    return Interval(None if a.hi is None else a.hi * k, None if a.lo is None else a.lo * k)
+
+
+def _imul(a: Interval, b: Interval) -> Interval:
+    if a.lo is not None and a.lo == a.hi:
+        return _iscale(b, a.lo)
+    if b.lo is not None and b.lo == b.hi:
+        return _iscale(a, b.lo)
+    if a.lo is not None and b.lo is not None and a.lo >= 0 and b.lo >= 0:
+        hi = None if a.hi is None or b.hi is None else a.hi * b.hi
+        return Interval(a.lo * b.lo, hi)
+    if None in (a.lo, a.hi, b.lo, b.hi):
+        return TOP
+    ps = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
+    return Interval(min(ps), max(ps))
+
+
+def _ifloordiv(a: Interval, b: Interval) -> Interval:
+    if b.lo is None or b.lo <= 0:
+        return TOP
+    if a.lo is None:
+        lo = None
+    elif a.lo >= 0 or b.hi is None:
+        lo = a.lo // b.lo
+    else:
+        lo = min(a.lo // b.lo, a.lo // b.hi)
+    if a.hi is None:
+        hi = None
+    elif a.hi >= 0:
+        hi = a.hi // b.lo
+    else:
+        hi = a.hi // b.hi if b.hi is not None else -1
+    return Interval(lo, hi)
+
+
+def _imod(a: Interval, b: Interval) -> Interval:
+    if b.lo is None or b.lo <= 0:
+        return TOP
+    top = None if b.hi is None else b.hi - 1
+    if a.lo is not None and a.lo >= 0 and a.hi is not None and top is not None and a.hi <= top:
+        if b.lo > a.hi:
+            return Interval(a.lo, a.hi)
+    if a.lo is not None and a.lo >= 0:
+        hi = top if a.hi is None or top is None else min(a.hi, top)
+        return Interval(0, hi)
+    return Interval(0, top)
+
+
+def _imin(xs: list) -> Interval:
+    lo = None if any(x.lo is None for x in xs) else min(x.lo for x in xs)
+    his = [x.hi for x in xs if x.hi is not None]
+    return Interval(lo, min(his) if his else None)
+
+
+def _imax(xs: list) -> Interval:
+    los = [x.lo for x in xs if x.lo is not None]
+    hi = None if any(x.hi is None for x in xs) else max(x.hi for x in xs)
+    return Interval(max(los) if los else None, hi)
+
+
+def _ijoin(a: Interval, b: Interval) -> Interval:
+    lo = None if a.lo is None or b.lo is None else min(a.lo, b.lo)
+    hi = None if a.hi is None or b.hi is None else max(a.hi, b.hi)
+    return Interval(lo, hi)
+
+
+def interval(e: Expr, ranges: Mapping) -> Interval:
+    """Sound interval of `e` given intervals for its symbols (missing = unbounded)."""
+    if isinstance(e, Const):
+        return Interval(e.value, e.value)
+    if isinstance(e, Sym):
+        return ranges.get(e, TOP)
+    if isinstance(e, Lin):
+        acc = Interval(e.const, e.const)
+        for a, c in e.terms:
+            acc = _iadd(acc, _iscale(interval(a, ranges), c))
+        return acc
+    if isinstance(e, Mul):
+        acc = Interval(1, 1)
+        for f in e.factors:
+            acc = _imul(acc, interval(f, ranges))
+        return acc
+    if isinstance(e, FloorDiv):
+        return _ifloordiv(interval(e.a, ranges), interval(e.b, ranges))
+    if isinstance(e, Mod):
+        return _imod(interval(e.a, ranges), interval(e.b, ranges))
+    if isinstance(e, Min):
+        return _imin([interval(a, ranges) for a in e.args])
+    if isinstance(e, Max):
+        return _imax([interval(a, ranges) for a in e.args])
+    if isinstance(e, Ite):
+        return _ijoin(interval(e.a, ranges), interval(e.b, ranges))
+    return TOP
+
+
+def decide(b: BExpr, ranges: Mapping) -> bool | None:
+    """True/False when interval reasoning settles `b`, else None."""
+    if isinstance(b, BConst):
+        return b.value
+    if isinstance(b, Cmp):
+        iv = interval(b.e, ranges)
+        if b.op == LE:
+            if iv.hi is not None and iv.hi <= 0:
+                return True
+            if iv.lo is not None and iv.lo > 0:
+                return False
+            return None
+        zero_in = (iv.lo is None or iv.lo <= 0) and (iv.hi is None or iv.hi >= 0)
+        if iv.lo is not None and iv.lo == iv.hi == 0:
+            return b.op == EQ
+        if not zero_in:
+            return b.op == NE
+        return None
+    if isinstance(b, BAnd):
+        vals = [decide(a, ranges) for a in b.args]
+        if any(v is False for v in vals):
+            return False
+        if all(v is True for v in vals):
+            return True
+        return None
+    if isinstance(b, BOr):
+        vals = [decide(a, ranges) for a in b.args]
+        if any(v is True for v in vals):
+            return True
+        if all(v is False for v in vals):
+            return False
+        return None
+    if isinstance(b, BNot):
+        v = decide(b.a, ranges)
+        return None if v is None else not v
+    return None
+
+
+# ----------------------------------------------------------------------------- printing
+
+
+def to_str(e: AnyExpr, names: Callable[[Union[Sym, BSym]], str] | None = None) -> str:
+    return _Printer(names).show(e, 0)
+
+
+_PREC_ADD, _PREC_MUL, _PREC_ATOM = 1, 2, 3
+
+
+def _tz(n: int) -> int:
+    """Trailing zero bits (0 counts as very round)."""
+    if n == 0:
+        return 64
+    return (n & -n).bit_length() - 1
+
+
+class _Printer:
+    def __init__(self, names: Callable | None) -> None:
+        self.names = names
+
+    def name(self, s: Union[Sym, BSym]) -> str:
+        return self.names(s) if self.names else s.name
+
+    def show(self, e: AnyExpr, prec: int) -> str:
+        text, p = self._show(e)
+        return f"({text})" if p < prec else text
+
+    def _show(self, e: AnyExpr) -> tuple:
+        if isinstance(e, Const):
+            return (str(e.value), _PREC_ATOM if e.value >= 0 else _PREC_ADD)
+        if isinstance(e, (Sym, BSym)):
+            return (self.name(e), _PREC_ATOM)
+        if isinstance(e, BConst):
+            return ("True" if e.value else "False", _PREC_ATOM)
+        if isinstance(e, Lin):
+            return (self._lin(e), _PREC_ADD)
+        if isinstance(e, Mul):
+            return ("*".join(self.show(f, _PREC_MUL + 1) for f in e.factors), _PREC_MUL)
+        if isinstance(e, FloorDiv):
+            return (f"{self.show(e.a, _PREC_MUL)} // {self.show(e.b, _PREC_MUL + 1)}", _PREC_MUL)
+        if isinstance(e, Mod):
+            return (f"{self.show(e.a, _PREC_MUL)} % {self.show(e.b, _PREC_MUL + 1)}", _PREC_MUL)
+        if isinstance(e, Min):
+            return ("min(" + ", ".join(self.show(a, 0) for a in e.args) + ")", _PREC_ATOM)
+        if isinstance(e, Max):
+            return ("max(" + ", ".join(self.show(a, 0) for a in e.args) + ")", _PREC_ATOM)
+        if isinstance(e, Ite):
+            return (f"({self.show(e.a, 0)} if {self.show(e.cond, 0)} else {self.show(e.b, 0)})", _PREC_ATOM)
+        if isinstance(e, Cmp):
+            return (self._cmp(e), 0)
+        if isinstance(e, BAnd):
+            return (" and ".join(self.show(a, 1) for a in e.args), 0)
+        if isinstance(e, BOr):
+            return (" or ".join(self.show(a, 1) for a in e.args), 0)
+        if isinstance(e, BNot):
+            return ("not " + self.show(e.a, 1), 0)
+        return ("?", _PREC_ATOM)
+
+    def _term(self, a: Expr, c: int, lead_neg: bool = False) -> str:
+        if abs(c) != 1:
+            return f"{abs(c)}*{self.show(a, _PREC_MUL + 1)}"
+        # a leading unary minus binds tighter than * and //: parenthesise those
+        return self.show(a, _PREC_ATOM if lead_neg else _PREC_MUL)
+
+    def _lin(self, e: Lin) -> str:
+        parts = []
+        for i, (a, c) in enumerate(e.terms):
+            t = self._term(a, c, lead_neg=(i == 0 and c < 0))
+            if i == 0:
+                parts.append(("-" if c < 0 else "") + t)
+            else:
+                parts.append(("- " if c < 0 else "+ ") + t)
+        if e.const:
+            parts.append(("- " if e.const < 0 else "+ ") + str(abs(e.const)))
+        return " ".join(parts)
+
+    def _cmp(self, e: Cmp) -> str:
+        # split the linear form into positive and negative sides for readability
+        t, c = _linear_parts(e.e)
+        pos = {a: k for a, k in t.items() if k > 0}
+        negs = {a: -k for a, k in t.items() if k < 0}
+        op = e.op
+        if op == LE and _tz(abs(c - 1)) > _tz(abs(c)):  # pos + 129 <= neg  reads as  pos + 128 < neg
+            op, c = "<", c - 1
+        lhs = _make_lin(pos, max(c, 0))
+        rhs = _make_lin(negs, max(-c, 0))
+        if isinstance(lhs, Const) and not isinstance(rhs, Const):  # "x >= 512" reads better than "512 <= x"
+            flipped = {"<=": ">=", "<": ">", "==": "==", "!=": "!="}[op]
+            return f"{self.show(rhs, 1)} {flipped} {self.show(lhs, 1)}"
+        return f"{self.show(lhs, 1)} {op} {self.show(rhs, 1)}"
+
+
+def refine_ranges(ranges: dict, cond: BExpr) -> None:
+    """Tighten symbol intervals in place with the simple facts of `cond` (s <= c, s >= c, s == c)."""
+    parts = cond.args if isinstance(cond, BAnd) else (cond,)
+    for p in parts:
+        if not isinstance(p, Cmp) or p.op == NE:
+            continue
+        e = p.e
+        if isinstance(e, Sym):
+            s, k, c = e, 1, 0
+        elif isinstance(e, Lin) and len(e.terms) == 1 and isinstance(e.terms[0][0], Sym):
+            (s, k), c = e.terms[0], e.const
+        else:
+            continue
+        if k not in (1, -1):
+            continue
+        iv = ranges.get(s, TOP)
+        lo, hi = iv.lo, iv.hi
+        if p.op == EQ:
+            lo = hi = -c * k
+        elif k == 1:  # s + c <= 0
+            hi = -c if hi is None else min(hi, -c)
+        else:  # -s + c <= 0
+            lo = c if lo is None else max(lo, c)
+        ranges[s] = Interval(lo, hi)
