@@ -1,0 +1,7 @@
+"""The front end: Python AST -> kernel IR by abstract interpretation (never executes the file)."""
+
+from .entry import FrontendResult, IntervalOracle, analyze
+from .interp import Options
+from .modules import SourceSet
+
+__all__ = ["FrontendResult", "IntervalOracle", "Options", "SourceSet", "analyze"]

@@ -1,0 +1,168 @@
+"""Collects the IR of one kernel analysis.
+
+Speculative work (a loop body analysed once to see whether it carries Python
+state) is undone with `mark()` / `rollback(mark)`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+
+from .. import expr as E
+from .. import ir
+
+
+def _subst_node(node: object, m: dict) -> object:
+    if isinstance(node, (E.Expr, E.BExpr)):
+        return E.substitute(node, m)
+    if isinstance(node, tuple):
+        return tuple(_subst_node(x, m) for x in node)
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        changes = {}
+        for f in dataclasses.fields(node):
+            v = getattr(node, f.name)
+            if f.name in ("sym", "var") and isinstance(v, E.Sym):
+                continue  # the symbol a node declares is not rewritten
+            nv = _subst_node(v, m)
+            if nv is not v:
+                changes[f.name] = nv
+        return dataclasses.replace(node, **changes) if changes else node
+    return node
+
+
+@dataclass
+class Mark:
+    sizes: tuple
+
+
+class KernelBuilder:
+    def __init__(self, name: str, path: str, dialect: str, target: str, uids: "itertools.count") -> None:
+        self.name = name
+        self.path = path
+        self.dialect = dialect
+        self.target = target
+        self._uids = uids
+        self.symbols: list[ir.SymInfo] = []
+        self.tensors: list[ir.Tensor] = []
+        self.loops: list[ir.Loop] = []
+        self.subscripts: list[ir.Subscript] = []
+        self.instrs: list[ir.Instr] = []
+        self.checks: list[ir.Check] = []
+        self.assumptions: list[ir.Assumption] = []
+        self.issues: list[ir.FrontendIssue] = []
+        self.ranges: dict = {}  # Sym -> Interval, for cheap reasoning
+        self.loop_stack: list[int] = []  # ids of the symbolic loops being analysed
+        self.grid: tuple | None = None
+        self.pids: dict = {}  # axis -> Sym
+        self.complete = True
+        self._issue_keys: set = set()
+
+    # ------------------------------------------------------------------ speculation
+    def mark(self) -> Mark:
+        return Mark((len(self.symbols), len(self.tensors), len(self.loops), len(self.subscripts), len(self.instrs),
+                     len(self.checks), len(self.assumptions), len(self.issues)))
+
+    def rollback(self, m: Mark) -> None:
+        s = m.sizes
+        del self.symbols[s[0]:]
+        del self.tensors[s[1]:]
+        del self.loops[s[2]:]
+        del self.subscripts[s[3]:]
+        del self.instrs[s[4]:]
+        del self.checks[s[5]:]
+        del self.assumptions[s[6]:]
+        for issue in self.issues[s[7]:]:
+            self._issue_keys.discard((issue.code, issue.span, issue.message))
+        del self.issues[s[7]:]
+
+    def substitute_since(self, m: Mark, mapping: dict) -> None:
+        """Rewrite the IR emitted since `m` with symbols replaced (a pass analysed with probe symbols)."""
+        if not mapping:
+            return
+        s = m.sizes
+        for lst, start in ((self.symbols, s[0]), (self.tensors, s[1]), (self.loops, s[2]), (self.subscripts, s[3]),
+                           (self.instrs, s[4]), (self.checks, s[5]), (self.assumptions, s[6])):
+            for i in range(start, len(lst)):
+                lst[i] = _subst_node(lst[i], mapping)
+
+    # ------------------------------------------------------------------ symbols
+    def new_sym(self, label: str, role: str, lo: E.IntLike | None = None, hi: E.IntLike | None = None) -> E.Sym:
+        s = E.Sym(label, next(self._uids), role)
+        lo_e = None if lo is None else E.lift(lo)
+        hi_e = None if hi is None else E.lift(hi)
+        self.symbols.append(ir.SymInfo(s, role, label, lo_e, hi_e))
+        self.ranges[s] = E.Interval(self._lo_bound(lo_e), self._hi_bound(hi_e))
+        return s
+
+    def new_bsym(self, label: str) -> E.BSym:
+        return E.BSym(label, next(self._uids))
+
+    def _lo_bound(self, lo: E.Expr | None) -> int | None:
+        if lo is None:
+            return None
+        return E.interval(lo, self.ranges).lo
+
+    def _hi_bound(self, hi: E.Expr | None) -> int | None:
+        if hi is None:
+            return None
+        h = E.interval(hi, self.ranges).hi
+        return None if h is None else h - 1
+
+    def refine(self, cond: E.BExpr) -> None:
+        """Tighten symbol intervals with simple facts (x <= c, x == c, x >= c)."""
+        E.refine_ranges(self.ranges, cond)
+
+    # ------------------------------------------------------------------ IR
+    def add_tensor(self, **kw) -> ir.Tensor:
+        t = ir.Tensor(id=len(self.tensors), **kw)
+        self.tensors.append(t)
+        return t
+
+    def replace_tensor(self, t: ir.Tensor) -> None:
+        self.tensors[t.id] = t
+
+    def add_loop(self, **kw) -> ir.Loop:
+        lp = ir.Loop(id=len(self.loops), **kw)
+        self.loops.append(lp)
+        return lp
+
+    def add_subscript(self, **kw) -> ir.Subscript:
+        s = ir.Subscript(id=len(self.subscripts), **kw)
+        self.subscripts.append(s)
+        return s
+
+    def add_instr(self, **kw) -> ir.Instr:
+        i = ir.Instr(id=len(self.instrs), **kw)
+        self.instrs.append(i)
+        return i
+
+    def add_check(self, check: ir.Check) -> None:
+        self.checks.append(check)
+
+    def assume(self, cond: E.BExpr, span: ir.Span | None, origin: str) -> None:
+        if cond == E.TRUE:
+            return
+        self.assumptions.append(ir.Assumption(cond, span, origin))
+        self.refine(cond)
+
+    def issue(self, code: str, message: str, span: ir.Span, severity: str | None = None) -> None:
+        key = (code, span, message)
+        if key in self._issue_keys:
+            return
+        self._issue_keys.add(key)
+        self.issues.append(ir.FrontendIssue(code, message, span, self.name, severity))
+        if code == "NKI902":
+            self.complete = False
+
+    target_origin = "default"
+
+    def build(self, span: ir.Span, context: str, params: tuple) -> ir.Kernel:
+        return ir.Kernel(
+            name=self.name, path=self.path, span=span, dialect=self.dialect, context=context, params=params,
+            symbols=tuple(self.symbols), loops=tuple(self.loops), tensors=tuple(self.tensors),
+            subscripts=tuple(self.subscripts), instrs=tuple(self.instrs), checks=tuple(self.checks),
+            assumptions=tuple(self.assumptions), grid=self.grid, target=self.target, complete=self.complete,
+            target_origin=self.target_origin,
+        )

@@ -1,0 +1,739 @@
+"""Functions, classes, attributes, items and imports."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .. import expr as E
+from . import values as V
+from .control import NoFallthrough, ReturnSignal
+from .modules import FRAMEWORK_NKI, nki_api_path
+
+MAX_DEPTH = 48
+
+KERNEL_DECORATORS = frozenset({
+    "jit", "baremetal", "benchmark", "profile", "trace", "nki_jit", "compiler.skip_middle_end_transformations",
+    "compiler.enable_stack_allocator", "compiler.force_auto_alloc",
+})
+PASS_THROUGH_DECORATORS = frozenset({"compiler.skip_middle_end_transformations", "compiler.enable_stack_allocator",
+                                     "compiler.force_auto_alloc"})
+
+
+class SuperProxy:
+    def __init__(self, cls: V.ClassVal, obj: Any) -> None:
+        self.cls, self.obj = cls, obj
+
+
+class FieldSpec:
+    """`dataclasses.field(...)` in a class body."""
+
+    def __init__(self, default: Any = V.MISSING, factory: Any = V.MISSING) -> None:
+        self.default, self.factory = default, factory
+
+
+class AutoValue:
+    """`enum.auto()`."""
+
+
+class CallsMixin:
+    # ------------------------------------------------------------------ calling
+    def call_value(self, fn: Any, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        if isinstance(fn, V.FunctionVal):
+            return self.invoke(fn, args, kwargs, node)
+        if isinstance(fn, V.BoundMethod):
+            if isinstance(fn.func, V.Builtin):
+                return fn.func.fn(self, [fn.obj] + list(args), kwargs, node)
+            return self.call_value(fn.func, [fn.obj] + list(args), kwargs, node)
+        if isinstance(fn, V.Builtin):
+            return fn.fn(self, list(args), kwargs, node)
+        if isinstance(fn, V.ClassVal):
+            return self.instantiate(fn, list(args), kwargs, node)
+        if isinstance(fn, V.ApiVal):
+            return self.call_api(fn, list(args), kwargs, node)
+        if isinstance(fn, V.KernelVal):
+            return self.call_kernel(fn, list(args), kwargs, node)
+        if isinstance(fn, V.ExternalVal):
+            return self.call_external(fn, list(args), kwargs, node)
+        if isinstance(fn, V.Instance):
+            m = fn.cls.lookup("__call__")
+            if m is not V.MISSING:
+                return self.call_value(m, [fn] + list(args), kwargs, node)
+            raise V.NotUnderstood(f"calling a {fn.cls.name} instance that has no __call__", node)
+        if isinstance(fn, V.Unknown):
+            return V.Unknown(f"result of calling {fn.reason}")
+        if isinstance(fn, V.DecoratorFactory):
+            return self._decorate(fn, args[0], node) if len(args) == 1 else V.Unknown("decorator")
+        if isinstance(fn, SuperProxy):
+            raise V.NotUnderstood("calling super() directly", node)
+        if isinstance(fn, V.Phi):
+            raise V.NotUnderstood("calling a function chosen by a symbolic condition", node)
+        raise V.NotUnderstood(f"calling a {V.describe(fn)}", node)
+
+    def invoke(self, fn: V.FunctionVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        from .interp import Frame  # late import: interp imports this module
+
+        if len(self.frames) > MAX_DEPTH:
+            raise V.NotUnderstood(f"calls nested deeper than {MAX_DEPTH} (recursion?) in {fn.name}", node)
+        if self.kb is None:
+            self._invoked.add(id(fn))
+        frame = Frame(fn, fn.module, fn.closure, fn.name)
+        frame.owner = getattr(fn, "owner", None)
+        self.bind_params(fn, args, kwargs, frame.locals, node)
+        self.frames.append(frame)
+        try:
+            if isinstance(fn.node, ast.Lambda):
+                frame.returns.append((E.TRUE, self.eval(fn.node.body)))
+            else:
+                try:
+                    self.exec_block(fn.node.body)
+                    frame.returns.append((E.band(*frame.pc), None))
+                except ReturnSignal as r:
+                    frame.returns.append((E.band(*frame.pc), r.value))
+                except NoFallthrough:
+                    pass
+        finally:
+            self.frames.pop()
+        if not frame.returns:
+            raise V.PathAbort()
+        value = frame.returns[-1][1]
+        for cond, v in reversed(frame.returns[:-1]):
+            value = self.merge(cond, v, value)
+        exit_cond = E.bor(*[c for c, _ in frame.returns])
+        if exit_cond != E.TRUE and self.frames:
+            self.frame.pc.append(exit_cond)
+        return value
+
+    def bind_params(self, fn: V.FunctionVal, args: list, kwargs: dict, env: dict, node: ast.AST | None) -> None:
+        a = fn.node.args
+        pos = a.posonlyargs + a.args
+        kwargs = dict(kwargs)
+        for i, p in enumerate(pos):
+            if i < len(args):
+                if p.arg in kwargs and i >= len(a.posonlyargs):
+                    raise V.NotUnderstood(f"{fn.name}() got multiple values for {p.arg!r}", node)
+                env[p.arg] = args[i]
+            elif p.arg in kwargs:
+                env[p.arg] = kwargs.pop(p.arg)
+            else:
+                j = i - (len(pos) - len(fn.defaults))
+                if j >= 0:
+                    env[p.arg] = fn.defaults[j]
+                else:
+                    raise V.NotUnderstood(f"{fn.name}() is missing argument {p.arg!r}", node)
+        extra = list(args[len(pos):])
+        if a.vararg is not None:
+            env[a.vararg.arg] = tuple(extra)
+        elif extra:
+            raise V.NotUnderstood(f"{fn.name}() takes {len(pos)} positional arguments but got {len(args)}", node)
+        for p in a.kwonlyargs:
+            if p.arg in kwargs:
+                env[p.arg] = kwargs.pop(p.arg)
+            elif p.arg in fn.kwdefaults:
+                env[p.arg] = fn.kwdefaults[p.arg]
+            else:
+                raise V.NotUnderstood(f"{fn.name}() is missing keyword argument {p.arg!r}", node)
+        if a.kwarg is not None:
+            env[a.kwarg.arg] = V.PyDict(self.heap, kwargs)
+        elif kwargs:
+            raise V.NotUnderstood(f"{fn.name}() got unexpected keyword argument(s) {', '.join(sorted(kwargs))}", node)
+
+    # ------------------------------------------------------------------ definitions
+    def make_function(self, node: Any, name: str) -> V.FunctionVal:
+        a = node.args
+        defaults = tuple(self.eval(d) for d in a.defaults)
+        kwdefaults = {p.arg: self.eval(d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
+        f = self.frame
+        kind = getattr(f, "kind", "function")
+        if f.func is None and not kind == "class":
+            closure: tuple = ()  # module level: globals are the module namespace
+        elif kind == "class":
+            closure = f.closure
+        else:
+            closure = (f.locals,) + tuple(f.closure)
+        qual = f"{f.name}.{name}" if f.name else name
+        return V.FunctionVal(name, node, f.module, closure, defaults, kwdefaults, qual)
+
+    def apply_decorators(self, fn: V.FunctionVal, node: Any) -> Any:
+        value: Any = fn
+        for dec in reversed(node.decorator_list):
+            try:
+                d = self.eval(dec)
+            except V.NotUnderstood:
+                continue
+            value = self._decorate(d, value, dec)
+        return value
+
+    def _decorate(self, d: Any, value: Any, dec: ast.AST) -> Any:
+        if isinstance(d, V.ApiVal):
+            if d.path in KERNEL_DECORATORS or d.path.endswith(".jit"):
+                if isinstance(value, V.KernelVal):
+                    return value
+                if isinstance(value, V.FunctionVal):
+                    value.kernel = True
+                    return V.KernelVal(value, via=d.path, dialect=d.dialect)
+            return value
+        if isinstance(d, V.KernelVal):
+            return value
+        if isinstance(d, V.DecoratorFactory):
+            if isinstance(value, V.FunctionVal):
+                value.kernel = True
+                pt = d.kwargs.get("platform_target")
+                return V.KernelVal(value, via=d.path, dialect=d.dialect, target=pt if isinstance(pt, str) else None)
+            return value
+        if isinstance(d, V.Builtin):
+            if d.name in ("staticmethod", "classmethod", "property"):
+                if isinstance(value, V.FunctionVal):
+                    value.is_static = d.name == "staticmethod"
+                    value.is_classmethod = d.name == "classmethod"
+                    value.is_property = d.name == "property"
+                return value
+            if d.name in ("identity_decorator",):
+                return value
+            try:
+                out = d.fn(self, [value], {}, dec)
+            except V.NotUnderstood:
+                return value
+            return value if isinstance(out, V.Unknown) else out
+        if isinstance(d, (V.FunctionVal, V.BoundMethod, V.Instance)):
+            try:
+                out = self.call_value(d, [value], {}, dec)
+            except (V.NotUnderstood, V.PathAbort):
+                return value
+            if isinstance(out, (V.Unknown, type(None))):
+                return value
+            return out
+        return value
+
+    def make_class(self, node: ast.ClassDef) -> V.ClassVal:
+        from .interp import Frame
+
+        bases = tuple(self.eval(b) for b in node.bases)
+        decos = []
+        for dec in node.decorator_list:
+            try:
+                decos.append(self.eval(dec))
+            except V.NotUnderstood:
+                pass
+        f = self.frame
+        frame = Frame(None, f.module, (f.locals,) + tuple(f.closure) if f.func is not None else tuple(f.closure),
+                      node.name)
+        frame.kind = "class"
+        self.frames.append(frame)
+        try:
+            self.exec_block(node.body)
+        finally:
+            self.frames.pop()
+        cls = V.ClassVal(node.name, bases, frame.locals, f.module, node)
+        for v in frame.locals.values():
+            if isinstance(v, V.FunctionVal):
+                v.owner = cls
+        cls.is_enum = any(self._is_enum_base(b) for b in bases)
+        if cls.is_enum:
+            self._make_enum(cls, node)
+        is_dc = any(self._is_dataclass_decorator(d) for d in decos)
+        if is_dc or any(isinstance(b, V.ExternalVal) and b.path.endswith("NamedTuple") for b in bases):
+            cls.dataclass_fields = self._dataclass_fields(cls, node)
+            cls.frozen = any(self._dataclass_frozen(d) for d in decos)
+        elif any(isinstance(b, V.ClassVal) and b.dataclass_fields is not None for b in bases):
+            cls.dataclass_fields = None
+        return cls
+
+    def _is_enum_base(self, b: Any) -> bool:
+        if isinstance(b, V.ExternalVal):
+            return b.path.split(".")[-1] in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
+        return isinstance(b, V.ClassVal) and b.is_enum
+
+    def _is_dataclass_decorator(self, d: Any) -> bool:
+        return isinstance(d, V.Builtin) and d.name in ("dataclass", "dataclass_factory") or (
+            isinstance(d, V.BoundMethod) and isinstance(d.func, V.Builtin) and d.func.name == "dataclass_with")
+
+    def _dataclass_frozen(self, d: Any) -> bool:
+        return isinstance(d, V.BoundMethod) and isinstance(d.obj, dict) and bool(d.obj.get("frozen"))
+
+    def _make_enum(self, cls: V.ClassVal, node: ast.ClassDef) -> None:
+        counter = 1
+        for name, v in list(cls.attrs.items()):
+            if name.startswith("_") or isinstance(v, (V.FunctionVal, V.Builtin)):
+                continue
+            if isinstance(v, AutoValue):
+                v = counter
+            if isinstance(v, int):
+                counter = v + 1
+            cls.attrs[name] = V.EnumMember(cls, name, v)
+
+    def _dataclass_fields(self, cls: V.ClassVal, node: ast.ClassDef) -> list:
+        fields: list = []
+        for b in reversed(cls.bases):
+            if isinstance(b, V.ClassVal) and b.dataclass_fields:
+                for fld in b.dataclass_fields:
+                    fields = [x for x in fields if x[0] != fld[0]] + [fld]
+        for st in node.body:
+            if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+                name = st.target.id
+                ann = ast.unparse(st.annotation)
+                if ann.startswith("ClassVar"):
+                    continue
+                default = cls.attrs.get(name, V.MISSING) if st.value is not None else V.MISSING
+                fields = [x for x in fields if x[0] != name] + [(name, default)]
+        return fields
+
+    def instantiate(self, cls: V.ClassVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        if cls.is_enum:
+            if len(args) == 1:
+                for v in cls.attrs.values():
+                    if isinstance(v, V.EnumMember) and self.equal(v.value, args[0]) is True:
+                        return v
+                if isinstance(args[0], V.EnumMember) and args[0].cls is cls:
+                    return args[0]
+            raise V.NotUnderstood(f"{cls.name}({', '.join(V.describe(a) for a in args)}) is not a known member", node)
+        inst = V.Instance(self.heap, cls)
+        init = cls.lookup("__init__")
+        if cls.dataclass_fields is not None and "__init__" not in cls.attrs:
+            self._dataclass_init(cls, inst, args, kwargs, node)
+            post = cls.lookup("__post_init__")
+            if isinstance(post, V.FunctionVal):
+                self.invoke(post, [inst], {}, node)
+            return inst
+        if isinstance(init, V.FunctionVal):
+            self.invoke(init, [inst] + list(args), kwargs, node)
+        elif init is V.MISSING:
+            if any(isinstance(c, V.ClassVal) and c.dataclass_fields is not None for c in cls.mro()):
+                self._dataclass_init(cls, inst, args, kwargs, node)
+        return inst
+
+    def _dataclass_init(self, cls: V.ClassVal, inst: V.Instance, args: list, kwargs: dict, node: Any) -> None:
+        fields = cls.dataclass_fields
+        if fields is None:
+            for c in cls.mro():
+                if c.dataclass_fields is not None:
+                    fields = c.dataclass_fields
+                    break
+        kwargs = dict(kwargs)
+        for i, (name, default) in enumerate(fields or []):
+            if i < len(args):
+                v = args[i]
+            elif name in kwargs:
+                v = kwargs.pop(name)
+            elif isinstance(default, FieldSpec):
+                if default.factory is not V.MISSING:
+                    v = self.call_value(default.factory, [], {}, node)
+                elif default.default is not V.MISSING:
+                    v = default.default
+                else:
+                    raise V.NotUnderstood(f"{cls.name}() is missing field {name!r}", node)
+            elif default is not V.MISSING:
+                v = default
+            else:
+                raise V.NotUnderstood(f"{cls.name}() is missing field {name!r}", node)
+            inst.attrs[name] = v
+
+    # ------------------------------------------------------------------ attributes
+    def get_attr(self, obj: Any, name: str, node: ast.AST | None = None) -> Any:
+        if isinstance(obj, V.Instance):
+            return self._instance_attr(obj, name, node)
+        if isinstance(obj, V.ModuleVal):
+            return self._module_attr(obj, name, node)
+        if isinstance(obj, V.ApiVal):
+            return self.api_attr(obj, name, node)
+        if isinstance(obj, V.TensorVal):
+            return self.tensor_attr(obj, name, node)
+        if isinstance(obj, V.ClassVal):
+            return self._class_attr(obj, name, node)
+        if isinstance(obj, V.ExternalVal):
+            return self.external_attr(obj, name, node)
+        if isinstance(obj, V.HostArray):
+            return self.host_attr(obj, name, node)
+        if isinstance(obj, V.Unknown):
+            return V.Unknown(f"{obj.reason}.{name}")
+        if isinstance(obj, V.Phi):
+            return self.merge(obj.cond, self.get_attr(obj.a, name, node), self.get_attr(obj.b, name, node))
+        if isinstance(obj, SuperProxy):
+            return self._super_attr(obj, name, node)
+        if isinstance(obj, V.EnumMember):
+            if name == "name":
+                return obj.name
+            if name == "value":
+                return obj.value
+            m = obj.cls.lookup(name)
+            if isinstance(m, V.FunctionVal):
+                if m.is_property:
+                    return self.invoke(m, [obj], {}, node)
+                return V.BoundMethod(m, obj)
+            raise V.NotUnderstood(f"enum member has no attribute {name!r}", node)
+        if isinstance(obj, V.FunctionVal):
+            if name == "__name__":
+                return obj.name
+            if name in ("setter", "getter", "deleter"):
+                return V.Builtin("identity_decorator", lambda it, a, k, n: a[0] if a else None)
+            raise V.NotUnderstood(f"function attribute {name!r}", node)
+        if isinstance(obj, V.KernelVal):
+            if name == "__name__":
+                return obj.func.name
+            if name in ("func", "__wrapped__"):
+                return obj.func
+            return V.Unknown(f"kernel attribute {name}")
+        if isinstance(obj, V.GridTuple):
+            idx = {"p": 0, "x": 1, "y": 2, "z": 3}.get(name)
+            if idx is not None and idx < len(obj.grids):
+                return obj.grids[idx]
+        method = self.builtin_method(obj, name)
+        if method is not None:
+            return method
+        raise V.NotUnderstood(f"attribute {name!r} of a {V.describe(obj)}", node)
+
+    def _instance_attr(self, obj: V.Instance, name: str, node: ast.AST | None) -> Any:
+        if name in obj.attrs:
+            return obj.attrs[name]
+        v = obj.cls.lookup(name)
+        if v is V.MISSING:
+            if name == "__class__":
+                return obj.cls
+            if name == "__dict__":
+                return V.PyDict(self.heap, obj.attrs)
+            ga = obj.cls.lookup("__getattr__")
+            if isinstance(ga, V.FunctionVal):
+                return self.invoke(ga, [obj, name], {}, node)
+            raise V.NotUnderstood(f"{obj.cls.name} object has no attribute {name!r}", node)
+        return self._bind(v, obj, obj.cls, node)
+
+    def _bind(self, v: Any, obj: Any, cls: V.ClassVal, node: ast.AST | None) -> Any:
+        if isinstance(v, V.FunctionVal):
+            if v.is_property:
+                return self.invoke(v, [obj], {}, node)
+            if v.is_static:
+                return v
+            if v.is_classmethod:
+                return V.BoundMethod(v, cls)
+            return V.BoundMethod(v, obj)
+        return v
+
+    def _class_attr(self, cls: V.ClassVal, name: str, node: ast.AST | None) -> Any:
+        if name == "__name__":
+            return cls.name
+        v = cls.lookup(name)
+        if v is V.MISSING:
+            if cls.is_enum and name == "__members__":
+                return V.PyDict(self.heap, {k: m for k, m in cls.attrs.items() if isinstance(m, V.EnumMember)})
+            raise V.NotUnderstood(f"class {cls.name} has no attribute {name!r}", node)
+        if isinstance(v, V.FunctionVal) and v.is_classmethod:
+            return V.BoundMethod(v, cls)
+        return v
+
+    def _super_attr(self, sp: SuperProxy, name: str, node: ast.AST | None) -> Any:
+        mro = sp.obj.cls.mro() if isinstance(sp.obj, V.Instance) else sp.cls.mro()
+        after = False
+        for c in mro:
+            if after and name in c.attrs:
+                return self._bind(c.attrs[name], sp.obj, c, node)
+            if c is sp.cls:
+                after = True
+        if name in ("__init__", "__post_init__"):
+            return V.Builtin("object_init", lambda it, a, k, n: None)
+        raise V.NotUnderstood(f"super() has no attribute {name!r}", node)
+
+    def _module_attr(self, mod: V.ModuleVal, name: str, node: ast.AST | None) -> Any:
+        if name in mod.namespace:
+            return mod.namespace[name]
+        sub = self.import_project_submodule(mod, name)
+        if sub is not None:
+            return sub
+        raise V.NotUnderstood(f"module {mod.name} has no attribute {name!r}", node)
+
+    def set_attr(self, obj: Any, name: str, value: Any, node: ast.AST | None) -> None:
+        if isinstance(obj, V.Instance):
+            obj.set(name, value)
+        elif isinstance(obj, V.ClassVal):
+            obj.attrs[name] = value
+        elif isinstance(obj, V.ModuleVal):
+            obj.namespace[name] = value
+        elif isinstance(obj, (V.Unknown, V.ExternalVal, V.HostArray)):
+            return
+        elif isinstance(obj, V.TensorVal):
+            raise V.NotUnderstood(f"setting attribute {name!r} of a tensor", node)
+        else:
+            raise V.NotUnderstood(f"setting attribute {name!r} of a {V.describe(obj)}", node)
+
+    # ------------------------------------------------------------------ items
+    def get_item(self, obj: Any, key: Any, node: ast.AST | None) -> Any:
+        if isinstance(obj, V.TensorVal):
+            return self.tensor_getitem(obj, key, node)
+        if isinstance(obj, (tuple, V.PyList, V.SymSeq, str)):
+            return self.seq_getitem(obj, key, node)
+        if isinstance(obj, V.PyDict):
+            k = self.hashable_key(key)
+            if k is None:
+                raise V.NotUnderstood("a dict lookup with a key that is not known", node)
+            if k in obj.items:
+                return obj.items[k]
+            if isinstance(key, (E.Expr, E.BExpr)):
+                raise V.NotUnderstood("a dict lookup with a symbolic key", node)
+            raise V.NotUnderstood(f"dict has no key {key!r}", node)
+        if isinstance(obj, V.IndexGrid):
+            return self.grid_getitem(obj, key, node)
+        if isinstance(obj, V.MGridVal):
+            return self.mgrid_getitem(obj, key, node)
+        if isinstance(obj, V.KernelVal):
+            grid = key if isinstance(key, tuple) else (key,)
+            return V.KernelVal(obj.func, grid=grid, via=obj.via, dialect=obj.dialect)
+        if isinstance(obj, V.GridTuple):
+            return self.seq_getitem(obj.grids, key, node)
+        if isinstance(obj, V.HostArray):
+            return self.host_getitem(obj, key, node)
+        if isinstance(obj, V.Instance):
+            m = obj.cls.lookup("__getitem__")
+            if m is not V.MISSING:
+                return self.call_value(m, [obj, key], {}, node)
+            raise V.NotUnderstood(f"{obj.cls.name} object is not subscriptable", node)
+        if isinstance(obj, (V.ClassVal, V.ExternalVal, V.Builtin)):
+            return obj  # typing generics: Optional[...], Tuple[int, ...]
+        if isinstance(obj, V.Unknown):
+            return V.Unknown(f"item of {obj.reason}")
+        if isinstance(obj, V.Phi):
+            return self.merge(obj.cond, self.get_item(obj.a, key, node), self.get_item(obj.b, key, node))
+        if isinstance(obj, V.ApiVal):
+            return self.api_getitem(obj, key, node)
+        raise V.NotUnderstood(f"subscripting a {V.describe(obj)}", node)
+
+    def seq_getitem(self, obj: Any, key: Any, node: ast.AST | None) -> Any:
+        if isinstance(obj, V.PyList):
+            self.note_read(obj)
+        if isinstance(obj, V.SymSeq):
+            obj = V.PyList(self.heap, [], obj)
+        is_tuple = isinstance(obj, tuple)
+        if isinstance(key, slice):
+            return self._seq_slice(obj, key, node)
+        if isinstance(obj, str):
+            if isinstance(key, int):
+                return obj[key] if -len(obj) <= key < len(obj) else V.Unknown("string index")
+            return V.Unknown("string index")
+        k = self.as_int(key, "a sequence index")
+        if isinstance(obj, V.GuessedShape) and isinstance(k, int) and not -len(obj) <= k < len(obj):
+            raise V.RankRetry(obj.param, k + 1 if k >= 0 else -k)
+        items = list(obj) if is_tuple else obj.items
+        tail = None if is_tuple else obj.tail
+        n = len(items)
+        if tail is None:
+            if isinstance(k, int):
+                if -n <= k < n:
+                    return items[k]
+                self._index_check(E.FALSE, f"index {k} is out of range for a sequence of length {n}", node)
+                raise V.PathAbort()
+            self._index_check(E.band(E.ge(k, -n), E.lt(k, n)), f"index {E.short(k)} of a sequence of length {n}", node)
+            return self._select(k, items, node)
+        length = E.lower(E.add(n, tail.length))
+        if isinstance(k, int) and k < 0:
+            k = E.lower(E.add(length, k))
+        if isinstance(k, int) and k < n:
+            return items[k]
+        self._index_check(E.band(E.ge(k, 0), E.lt(k, length)),
+                          f"index {E.short(E.lift(k))} of a sequence of length {E.short(E.lift(length))}", node)
+        if n and not isinstance(k, int):
+            if self.decide(E.ge(k, n)) is not True:
+                raise V.NotUnderstood("indexing a partly summarised list with a symbolic index", node)
+        return self.subst_value(tail.elem, {tail.var: E.lift(E.sub(k, n))})
+
+    def _select(self, k: E.Expr, items: list, node: ast.AST | None) -> Any:
+        if len(items) > 16:
+            raise V.NotUnderstood(f"indexing a {len(items)}-item list with a symbolic index", node)
+        out = items[-1]
+        for i in range(len(items) - 2, -1, -1):
+            out = self.merge(E.eq(k, i), items[i], out)
+        return out
+
+    def _index_check(self, cond: E.BExpr, message: str, node: ast.AST | None) -> None:
+        if self.kb is not None and cond != E.TRUE:
+            self.kb.add_check(self.make_check("NKI101", cond, message, node))
+
+    def _seq_slice(self, obj: Any, key: slice, node: ast.AST | None) -> Any:
+        is_tuple = isinstance(obj, tuple)
+        items = list(obj) if is_tuple else list(obj.items)
+        tail = None if is_tuple else obj.tail
+        parts = [key.start, key.stop, key.step]
+        if tail is None and all(p is None or isinstance(p, int) for p in parts):
+            out = items[slice(*parts)]
+            return tuple(out) if is_tuple else V.PyList(self.heap, out)
+        if tail is not None and not items and (key.step is None or key.step == 1):
+            n = tail.length
+            lo = 0 if key.start is None else self.as_int(key.start)
+            hi = n if key.stop is None else self.as_int(key.stop)
+            if isinstance(hi, int) and hi < 0:
+                hi = E.lower(E.add(n, hi))
+            if isinstance(lo, int) and lo < 0:
+                lo = E.lower(E.add(n, lo))
+            hi = E.lower(E.minimum(hi, n))
+            k = self.fresh_seq_var()
+            seq = V.SymSeq(k, E.lower(E.maximum(0, E.sub(hi, lo))),
+                           self.subst_value(tail.elem, {tail.var: E.lift(E.add(k, lo))}), tail.is_tuple)
+            return V.PyList(self.heap, [], seq)
+        if tail is None and (key.step is None or key.step == 1):
+            lo = 0 if key.start is None else self.as_int(key.start)
+            hi = len(items) if key.stop is None else self.as_int(key.stop)
+            if isinstance(lo, int) and isinstance(hi, int):
+                out = items[lo:hi]
+                return tuple(out) if is_tuple else V.PyList(self.heap, out)
+        raise V.NotUnderstood("slicing a Python sequence with symbolic bounds", node)
+
+    def set_item(self, obj: Any, key: Any, value: Any, node: ast.AST | None) -> None:
+        if isinstance(obj, V.TensorVal):
+            self.tensor_setitem(obj, key, value, node)
+            return
+        if isinstance(obj, V.PyDict):
+            k = self.hashable_key(key)
+            if k is None:
+                raise V.NotUnderstood("a dict key whose value is not known", node)
+            obj.set(k, value)
+            return
+        if isinstance(obj, V.PyList):
+            if obj.tail is None and isinstance(key, int) and -len(obj.items) <= key < len(obj.items):
+                items = list(obj.items)
+                items[key] = value
+                obj.set_items(items)
+                return
+            if obj.tail is None and V.is_int(key) and not isinstance(key, bool):
+                k = self.as_int(key)
+                if not isinstance(k, int):
+                    self._index_check(E.band(E.ge(k, 0), E.lt(k, len(obj.items))), "list index", node)
+                    items = [self.merge(E.eq(k, i), value, x) for i, x in enumerate(obj.items)]
+                    obj.set_items(items)
+                    return
+            raise V.NotUnderstood("assigning into a list at an index that is not known", node)
+        if isinstance(obj, V.Instance):
+            m = obj.cls.lookup("__setitem__")
+            if m is not V.MISSING:
+                self.call_value(m, [obj, key, value], {}, node)
+                return
+        if isinstance(obj, (V.Unknown, V.HostArray)):
+            return
+        raise V.NotUnderstood(f"item assignment on a {V.describe(obj)}", node)
+
+    # ------------------------------------------------------------------ imports
+    def do_import(self, st: ast.Import) -> None:
+        for alias in st.names:
+            if alias.asname:
+                self.store_name(alias.asname, self.import_value(alias.name))
+            else:
+                top = alias.name.split(".")[0]
+                self.store_name(top, self.import_value(top))
+                if "." in alias.name:
+                    self.import_value(alias.name)  # loads and links submodules
+
+    def import_value(self, dotted: str) -> Any:
+        api = nki_api_path(dotted)
+        if api is not None:
+            path, dialect = api
+            return V.ApiVal(path if path != "neuronxcc" else "neuronxcc", dialect)
+        importer = self.parsed.get(self.frame.module.path)
+        found = self.index.resolve(dotted, 0, importer)
+        if found:
+            mod = self.load_module(found)
+            if mod is not None:
+                self._link_parents(dotted, found)
+                return mod
+        return V.ExternalVal(dotted)
+
+    def _link_parents(self, dotted: str, found: str) -> None:
+        parts = dotted.split(".")
+        importer = self.parsed.get(self.frame.module.path)
+        prev = None
+        for i in range(1, len(parts) + 1):
+            path = self.index.resolve(".".join(parts[:i]), 0, importer)
+            mod = self.load_module(path) if path else None
+            if prev is not None and mod is not None:
+                prev.namespace.setdefault(parts[i - 1], mod)
+            prev = mod
+
+    def do_import_from(self, st: ast.ImportFrom) -> None:
+        modname = st.module or ""
+        if st.level == 0:
+            api = nki_api_path(modname)
+            if api is not None:
+                path, dialect = api
+                for alias in st.names:
+                    if alias.name == "*":
+                        continue
+                    if path == "neuronxcc":
+                        v = V.ApiVal("", "beta1") if alias.name == "nki" else V.ExternalVal(f"neuronxcc.{alias.name}")
+                    else:
+                        v = self.api_attr(V.ApiVal(path, dialect), alias.name, st)
+                    self.store_name(alias.asname or alias.name, v)
+                return
+            if modname in FRAMEWORK_NKI:
+                for alias in st.names:
+                    canon = FRAMEWORK_NKI[modname].get(alias.name)
+                    v = V.ApiVal(canon, "beta1") if canon else V.ExternalVal(f"{modname}.{alias.name}")
+                    self.store_name(alias.asname or alias.name, v)
+                return
+        importer = self.parsed.get(self.frame.module.path)
+        found = self.index.resolve(modname, st.level, importer)
+        mod = self.load_module(found) if found else None
+        for alias in st.names:
+            if alias.name == "*":
+                if mod is not None:
+                    for k, v in mod.namespace.items():
+                        if not k.startswith("_"):
+                            self.store_name(k, v)
+                continue
+            if mod is None:
+                if st.level and self.kb is not None:
+                    self.not_understood(f"cannot follow the relative import of {'.' * st.level}{modname}", st)
+                v: Any = V.ExternalVal(f"{modname}.{alias.name}")
+                if st.level:
+                    v = V.Unknown(f"{alias.name} from a module that could not be found")
+            elif alias.name in mod.namespace:
+                v = mod.namespace[alias.name]
+            else:
+                sub = self.import_project_submodule(mod, alias.name)
+                v = sub if sub is not None else V.Unknown(f"{alias.name} (not found in {mod.name})")
+            self.store_name(alias.asname or alias.name, v)
+
+    def import_project_submodule(self, mod: V.ModuleVal, name: str) -> V.ModuleVal | None:
+        import os
+
+        if not mod.path.endswith("__init__.py"):
+            return None
+        d = os.path.dirname(mod.path)
+        for cand in (os.path.join(d, name + ".py"), os.path.join(d, name, "__init__.py")):
+            if self.index.sources.exists(cand):
+                sub = self.load_module(cand)
+                if sub is not None:
+                    mod.namespace.setdefault(name, sub)
+                return sub
+        return None
+
+    def load_module(self, path: str, as_main: bool = False) -> V.ModuleVal | None:
+        from .interp import Frame
+
+        if path in self.modules:
+            return self.modules[path]
+        pm = self.index.parse(path)
+        if pm is None:
+            return None
+        name = "__main__" if as_main else pm.name
+        mod = V.ModuleVal(pm.name, path, {"__name__": name, "__file__": path, "__package__": pm.package},
+                          package=pm.package)
+        self.modules[path] = mod
+        self.parsed[path] = pm
+        if pm.tree is None:
+            return mod
+        frame = Frame(None, mod, (), "")
+        frame.kind = "module"
+        frame.locals = mod.namespace
+        saved_kb, saved_frames, saved_tracks, saved_facts = self.kb, self.frames, self.loop_tracks, self.loop_facts
+        self.kb, self.frames, self.loop_tracks, self.loop_facts = None, [frame], [], []
+        steps = self.steps
+        self.steps = 0
+        try:
+            for st in pm.tree.body:
+                try:
+                    self.exec_stmt(st)
+                except (V.PathAbort, ReturnSignal, NoFallthrough):
+                    break
+                except Exception as exc:  # noqa: BLE001 - a module we cannot follow is opaque, not fatal
+                    if type(exc).__name__ == "BudgetExceeded":
+                        break
+                    continue
+        finally:
+            self.kb, self.frames, self.loop_tracks, self.loop_facts = saved_kb, saved_frames, saved_tracks, saved_facts
+            self.steps = steps
+        return mod

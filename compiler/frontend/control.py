@@ -1,0 +1,916 @@
+"""Control flow: symbolic branches, loops analysed once, summarised or unrolled.
+
+A loop over a range (or a summarised sequence) is first analysed once with a
+symbolic index.  If that pass reads Python state written by a previous
+iteration, or mutates an object that existed before the loop, the pass is
+undone and the loop is either summarised (integer inductions `x += d`, one
+`append` per iteration -> a `SymSeq`), unrolled (known trip count within the
+limit) or analysed with the carried values unknown (reported as NKI902).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable
+
+from .. import expr as E
+from .. import ir
+from . import values as V
+
+MAX_SEQ_UNROLL = 256
+
+
+class ReturnSignal(Exception):
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.value = value
+
+
+class BreakSignal(Exception):
+    pass
+
+
+class ContinueSignal(Exception):
+    pass
+
+
+class NoFallthrough(Exception):
+    """Every path through a block left it (return / break / continue / raise) with the exits recorded."""
+
+
+class LoopTrack:
+    __slots__ = ("frame", "assigned", "written", "carried", "reads")
+
+    def __init__(self, frame: Any, assigned: set) -> None:
+        self.frame = frame
+        self.assigned = assigned
+        self.written: set = set()
+        self.carried: set = set()
+        self.reads: set = set()  # ids of lists read (indexed, measured, iterated) during the pass
+
+
+class Branch:
+    __slots__ = ("ft", "env", "muts", "trial")
+
+    def __init__(self, ft: E.BExpr, env: dict, muts: dict, trial: V.Trial) -> None:
+        self.ft, self.env, self.muts, self.trial = ft, env, muts, trial
+
+
+def assigned_names(stmts: list) -> set:
+    """Names a block assigns (not counting nested function/class bodies)."""
+    out: set = set()
+
+    class W(ast.NodeVisitor):
+        def visit_FunctionDef(self, n: ast.FunctionDef) -> None:
+            out.add(n.name)
+
+        visit_AsyncFunctionDef = visit_FunctionDef
+
+        def visit_ClassDef(self, n: ast.ClassDef) -> None:
+            out.add(n.name)
+
+        def visit_Lambda(self, n: ast.Lambda) -> None:
+            return
+
+        def visit_Name(self, n: ast.Name) -> None:
+            if isinstance(n.ctx, ast.Store):
+                out.add(n.id)
+
+        def visit_comprehension(self, n: ast.comprehension) -> None:
+            self.visit(n.iter)
+
+        def visit_ListComp(self, n: ast.AST) -> None:
+            for g in n.generators:
+                self.visit(g.iter)
+
+        visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_ListComp
+
+    w = W()
+    for s in stmts:
+        w.visit(s)
+    return out
+
+
+def _read_before_write(stmts: list, assigned: set) -> list:
+    """Names of `assigned` that the block reads before writing them (in statement order)."""
+    written: set = set()
+    out: list = []
+
+    def visit(block: list) -> None:
+        for st in block:
+            if isinstance(st, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+                head = []
+                if isinstance(st, (ast.If, ast.While)):
+                    head = [st.test]
+                elif isinstance(st, ast.For):
+                    head = [st.iter]
+                elif isinstance(st, ast.With):
+                    head = [i.context_expr for i in st.items]
+                for h in head:
+                    for n in ast.walk(h):
+                        if isinstance(n, ast.Name) and n.id in assigned and n.id not in written and n.id not in out:
+                            out.append(n.id)
+                if isinstance(st, ast.For):
+                    written.update(_names(st.target))
+                for sub in ("body", "orelse", "finalbody"):
+                    visit(getattr(st, sub, []) or [])
+                continue
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                written.add(st.name)
+                continue
+            loads = [n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+            if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+                loads.append(st.target.id)
+            for name in loads:
+                if name in assigned and name not in written and name not in out:
+                    out.append(name)
+            for n in ast.walk(st):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    written.add(n.id)
+
+    visit(stmts)
+    return out
+
+
+def trip_count(start: E.IntLike, stop: E.IntLike, step: E.IntLike) -> E.IntLike:
+    if isinstance(step, int) and step > 0:
+        return E.lower(E.maximum(0, E.ceildiv(E.sub(stop, start), step)))
+    if isinstance(step, int) and step < 0:
+        return E.lower(E.maximum(0, E.ceildiv(E.sub(start, stop), -step)))
+    raise V.NotUnderstood("a range whose step is not a known integer")
+
+
+class ControlMixin:
+    # ------------------------------------------------------------------ if
+    def exec_if(self, st: ast.If) -> None:
+        c = self.truth(self.eval(st.test))
+        if isinstance(c, bool):
+            self.exec_block(st.body if c else st.orelse)
+            return
+        d = self.decide(c)
+        if d is not None:
+            self.exec_block(st.body if d else st.orelse)
+            return
+        self.symbolic_branch(c, st.body, st.orelse)
+
+    def symbolic_branch(self, c: E.BExpr, body: list, orelse: list) -> None:
+        f = self.frame
+        env0 = dict(f.locals)
+        b1 = self._run_branch(c, body)
+        self.heap.rollback(b1.trial)
+        f.locals.clear()
+        f.locals.update(env0)
+        b2 = self._run_branch(E.bnot(c), orelse)
+        if b1.ft == E.FALSE and b2.ft == E.FALSE:
+            raise NoFallthrough()
+        if b1.ft == E.FALSE:
+            self._narrow(b2.ft)
+            return
+        if b2.ft == E.FALSE:
+            self.heap.rollback(b2.trial)
+            for obj, snap in b1.muts.values():
+                obj.restore(snap)
+            f.locals.clear()
+            f.locals.update(b1.env)
+            self._narrow(b1.ft)
+            return
+        self._merge_branches(c, b1, b2)
+        self._narrow(E.bor(b1.ft, b2.ft))
+
+    def _narrow(self, cond: E.BExpr) -> None:
+        if cond != E.TRUE:
+            self.frame.pc.append(cond)
+
+    def _run_branch(self, cond: E.BExpr, stmts: list) -> Branch:
+        f = self.frame
+        base = len(f.pc)
+        f.pc.append(cond)
+        t = self.heap.begin()
+        try:
+            self.exec_block(stmts)
+            ft = E.band(*f.pc[base:])
+        except ReturnSignal as r:
+            f.returns.append((E.band(*f.pc), r.value))
+            ft = E.FALSE
+        except (BreakSignal, ContinueSignal, NoFallthrough, V.PathAbort):
+            ft = E.FALSE
+        finally:
+            del f.pc[base:]
+            self.heap.end(t)
+        muts = {id(o): (o, o.snapshot()) for o in t.touched()}
+        return Branch(ft, dict(f.locals), muts, t)
+
+    def _merge_branches(self, c: E.BExpr, b1: Branch, b2: Branch) -> None:
+        f = self.frame
+        env: dict = {}
+        for name in set(b1.env) | set(b2.env):
+            v1, v2 = b1.env.get(name, V.MISSING), b2.env.get(name, V.MISSING)
+            if v1 is V.MISSING:
+                env[name] = v2
+            elif v2 is V.MISSING:
+                env[name] = v1
+            else:
+                env[name] = self.merge(c, v1, v2)
+        f.locals.clear()
+        f.locals.update(env)
+        objs = {k: o for k, (o, _) in b1.muts.items()}
+        objs.update({k: o for k, (o, _) in b2.muts.items()})
+        for key, obj in objs.items():
+            if key in b1.muts:
+                s1 = b1.muts[key][1]
+            else:
+                s1 = obj.snapshot()  # b1 left it unchanged: its current (b2) state only if b2 also did not touch it
+                if key in b2.trial.saved:
+                    s1 = b2.trial.saved[key][1]
+            s2 = obj.snapshot()
+            try:
+                obj.restore(self.merge_state(c, obj, s1, s2))
+            except V.NotUnderstood as exc:
+                self.not_understood(exc.message, self.current_stmt)
+
+    def exec_break(self, st: ast.Break) -> None:
+        raise BreakSignal()
+
+    def exec_continue(self, st: ast.Continue) -> None:
+        raise ContinueSignal()
+
+    # ------------------------------------------------------------------ loop tracking
+    def track_read(self, name: str) -> None:
+        for tr in self.loop_tracks:
+            if tr.frame is self.frames[-1] and name in tr.assigned and name not in tr.written:
+                tr.carried.add(name)
+
+    def track_write(self, name: str) -> None:
+        for tr in self.loop_tracks:
+            if tr.frame is self.frames[-1]:
+                tr.written.add(name)
+
+    # ------------------------------------------------------------------ for
+    def exec_for(self, st: ast.For) -> None:
+        it = self.eval(st.iter)
+        self.for_over(st, it)
+
+    def for_over(self, st: ast.For, it: Any) -> None:
+        if isinstance(it, V.RangeVal):
+            self.for_range(st, it)
+            return
+        if isinstance(it, V.SymSeq):
+            it = V.PyList(self.heap, [], it)
+        if isinstance(it, V.PyList) and it.tail is not None:
+            if it.items:
+                for item in list(it.items):
+                    if self._unrolled_iteration(st, item):
+                        return
+            seq = it.tail
+            self.loop_over(st, "range", 0, seq.length, 1, lambda var: self.subst_value(seq.elem, {seq.var: var}),
+                           label_from=st.target)
+            self.exec_block(st.orelse)
+            return
+        if isinstance(it, V.Unknown):
+            self.not_understood(f"iteration over a value that is not known ({it.reason})", st.iter)
+            self.loop_over(st, "range", 0, self.fresh_int("<unknown trip count>"), 1,
+                           lambda var: V.Unknown("element of an unknown sequence"), label_from=st.target)
+            return
+        items = self.iterate_known(it, st.iter)
+        if len(items) > self.options.unroll_limit * 4:
+            raise V.NotUnderstood(f"a loop over {len(items)} Python items (more than the unroll limit)", st.iter)
+        for item in items:
+            if self._unrolled_iteration(st, item):
+                return
+        self.exec_block(st.orelse)
+
+    def _unrolled_iteration(self, st: ast.For, value: Any) -> bool:
+        """One concrete iteration; True when the loop was left with break."""
+        self.assign(st.target, value, st)
+        f = self.frame
+        base = len(f.pc)
+        try:
+            self.exec_block(st.body)
+        except BreakSignal:
+            return True
+        except (ContinueSignal, NoFallthrough):
+            pass
+        finally:
+            del f.pc[base:]
+        return False
+
+    def for_range(self, st: ast.For, r: V.RangeVal) -> None:
+        start, stop, step = r.start, r.stop, r.step
+        if r.kind == "dynamic_range":
+            self.dynamic_loop(st, r)
+            return
+        trip = trip_count(start, stop, step)
+        if isinstance(trip, int) and trip == 0:
+            self.exec_block(st.orelse)
+            return
+        if isinstance(trip, int) and trip == 1:
+            self._unrolled_iteration(st, start)
+            self.exec_block(st.orelse)
+            return
+        if self.kb is None:
+            self._host_range_loop(st, start, step, trip)
+            return
+        self.loop_over(st, r.kind, start, stop, step, lambda var: var, label_from=st.target, dialect=r.dialect)
+        self.exec_block(st.orelse)
+
+    def _host_range_loop(self, st: ast.For, start: Any, step: Any, trip: Any) -> None:
+        if isinstance(trip, int) and trip <= self.options.unroll_limit:
+            for k in range(trip):
+                if self._unrolled_iteration(st, E.lower(E.add(start, E.mul(k, step)))):
+                    return
+            return
+        # host code with a symbolic trip count: one iteration with an unknown index is enough
+        self._unrolled_iteration(st, self.fresh_int("<host loop index>"))
+
+    # ------------------------------------------------------------------ the symbolic loop
+    def loop_over(self, st: ast.For, kind: str, start: Any, stop: Any, step: Any, elem: Callable[[Any], Any],
+                  label_from: ast.AST | None = None, dialect: str | None = None) -> None:
+        """Analyse `for target in <start..stop by step>` once with a symbolic index.
+
+        Integers the body reads before writing are probed with fresh symbols from the start; if each
+        changes by a loop-invariant amount per iteration the pass is kept and the probes are replaced by
+        their closed forms.  A pre-existing list that gets exactly one append per iteration becomes a
+        summarised sequence.  Anything else is unrolled (known trip count) or treated as unknown.
+        """
+        f = self.frame
+        trip = trip_count(start, stop, step)
+        targets = set(_names(st.target))
+        assigned = assigned_names(st.body) - targets
+        env0 = dict(f.locals)
+        probes: dict = {}
+        for name in _read_before_write(st.body, assigned):
+            v = env0.get(name, V.MISSING)
+            if V.is_int(v) or isinstance(v, (bool, E.BExpr)):
+                probes[("name", name)] = self._probe(name, v)
+        outcome = None
+        for _attempt in range(3):
+            outcome = self._summary_pass(st, kind, start, stop, step, elem, label_from, dialect, trip, assigned,
+                                         targets, env0, probes)
+            if outcome[0] != "retry":
+                break
+            probes.update(outcome[1])
+        if outcome[0] == "ok":
+            return
+        carried, touched = outcome[1], outcome[2]
+        if isinstance(trip, int) and trip <= self.options.unroll_limit:
+            for k in range(trip):
+                if self._unrolled_iteration(st, elem(E.lower(E.add(start, E.mul(k, step))))):
+                    return
+            return
+        names = sorted(carried) + [V.describe(o) for o in touched]
+        self.not_understood(
+            f"this loop carries Python state from one iteration to the next ({', '.join(names) or 'objects'}) in a "
+            f"way the verifier does not follow for a symbolic trip count; those values are treated as unknown", st)
+        for name in carried:
+            f.locals[name] = V.Unknown(f"value of {name} carried across iterations")
+        for o in touched:
+            self._havoc_object(o)
+        var = self._loop_pass(st, kind, start, stop, step, elem, label_from, dialect)
+        self._finish_loop(var, start, step, trip, assigned | targets, env0)
+
+    def _probe(self, name: str, v: Any) -> Any:
+        if isinstance(v, (bool, E.BExpr)):
+            return self.fresh_bool(f"<{name} at iteration start>")
+        return self.fresh_int(f"<{name} at iteration start>", "probe")
+
+    def _summary_pass(self, st: ast.For, kind: str, start: Any, stop: Any, step: Any, elem: Callable,
+                      label_from: ast.AST | None, dialect: str | None, trip: Any, assigned: set,
+                      targets: set, env0: dict, probes: dict) -> tuple:
+        f = self.frame
+        mark = self.kb.mark()
+        t = self.heap.begin()
+        track = LoopTrack(f, assigned)
+        base_attrs = {}
+        for key, p in probes.items():
+            if key[0] == "name":
+                f.locals[key[1]] = p
+                track.written.add(key[1])
+        for key, p in probes.items():
+            if key[0] == "attr":
+                o = key[1]
+                base_attrs[key] = o.attrs.get(key[2])
+                o.set(key[2], p)
+        self.loop_tracks.append(track)
+        try:
+            var = self._loop_pass(st, kind, start, stop, step, elem, label_from, dialect)
+        finally:
+            self.loop_tracks.pop()
+            self.heap.end(t)
+        verdict = self._judge_pass(var, probes, track, t, env0, base_attrs)
+        if verdict[0] == "ok":
+            self._commit_summary(var, start, step, trip, assigned | targets, env0, probes, base_attrs, verdict[1],
+                                 mark)
+            return ("ok",)
+        self.kb.rollback(mark)
+        self.heap.rollback(t)
+        f.locals.clear()
+        f.locals.update(env0)
+        return verdict
+
+    def _judge_pass(self, var: E.Sym, probes: dict, track: LoopTrack, t: V.Trial, env0: dict,
+                    base_attrs: dict) -> tuple:
+        """("ok", plan) | ("retry", new probes) | ("fail", carried names, touched objects)."""
+        f = self.frame
+        probe_syms = {p for p in probes.values()}
+        plan: dict = {"deltas": {}, "lists": []}
+        more: dict = {}
+        failed_names: set = set()
+        for name in track.carried:
+            if ("name", name) in probes:
+                continue
+            v0 = env0.get(name, V.MISSING)
+            if V.is_int(v0) or isinstance(v0, (bool, E.BExpr)):
+                more[("name", name)] = self._probe(name, v0)
+            elif isinstance(v0, V.TensorVal) and isinstance(f.locals.get(name), V.TensorVal) and \
+                    tuple(f.locals[name].shape) == tuple(v0.shape):
+                continue  # a tile rebound each iteration (acc = acc + x): same shape, read as the pre-loop tile
+            else:
+                failed_names.add(name)
+        for key, p in probes.items():
+            now = f.locals.get(key[1]) if key[0] == "name" else key[1].attrs.get(key[2])
+            rule = self._induction(now, p, probe_syms, var)
+            if rule is None:
+                failed_names.add(key[1] if key[0] == "name" else f"{key[1].cls.name}.{key[2]}")
+            else:
+                plan["deltas"][key] = rule
+        touched_bad = []
+        for o in t.touched():
+            snap = t.saved[id(o)][1]
+            if isinstance(o, V.PyList):
+                items0, tail0 = snap
+                ok = (o.tail is tail0 is None and len(o.items) == len(items0) + 1
+                      and all(a is b for a, b in zip(o.items, items0)) and id(o) not in track.reads
+                      and not self._mentions_syms(o.items[-1], probe_syms - set(plan["deltas"].values())))
+                if ok:
+                    plan["lists"].append((o, list(items0)))
+                else:
+                    touched_bad.append(o)
+            elif isinstance(o, V.Instance):
+                for k, v in o.attrs.items():
+                    key = ("attr", o, k)
+                    if key in probes:
+                        continue
+                    if k not in snap or snap[k] is not v and not self._same(snap[k], v):
+                        if k in snap and (V.is_int(snap[k]) or isinstance(snap[k], (bool, E.BExpr))):
+                            more[key] = self._probe(f"{o.cls.name}.{k}", snap[k])
+                        else:
+                            touched_bad.append(o)
+                            break
+            else:
+                touched_bad.append(o)
+        if failed_names or touched_bad:
+            return ("fail", failed_names | set(track.carried) - {k[1] for k in probes if k[0] == "name"},
+                    touched_bad)
+        if more:
+            return ("retry", more)
+        return ("ok", plan)
+
+    def _induction(self, now: Any, probe: Any, probes: set, var: E.Sym) -> tuple | None:
+        """How a probed value evolves: ("step", d) for x + d, ("const", c) when reset to c every iteration."""
+        if isinstance(probe, E.BSym):
+            if isinstance(now, bool):
+                return ("const", now)
+            if isinstance(now, E.BExpr) and not (E.free_syms(now) & (probes | {var})):
+                return ("const", now)
+            if now is probe:
+                return ("step", 0)
+            return None
+        if not V.is_int(now):
+            return None
+        d = E.sub(now, probe)
+        fs = E.free_syms(d)
+        if not (fs & probes) and var not in fs:
+            return ("step", E.lower(d))
+        fs_now = E.free_syms(E.lift(now))
+        if not (fs_now & probes) and var not in fs_now:
+            return ("const", E.lower(now))
+        return None
+
+    def _mentions_syms(self, v: Any, syms: set) -> bool:
+        return bool(syms) and self._mentions_deep(v, set(syms), 0) if not isinstance(v, (int, str, type(None))) \
+            else False
+
+    def _commit_summary(self, var: E.Sym, start: Any, step: Any, trip: Any, names: set, env0: dict, probes: dict,
+                        base_attrs: dict, plan: dict, mark: Any) -> None:
+        f = self.frame
+        idx = E.floordiv(E.sub(var, start), step)
+        probe_map: dict = {}
+        finals: dict = {}
+        for key, (kind, d) in plan["deltas"].items():
+            x0 = env0[key[1]] if key[0] == "name" else base_attrs[key]
+            p = probes[key]
+            if isinstance(p, E.BSym):
+                x0b = self.as_bexpr(x0)
+                db = self.as_bexpr(d) if kind == "const" else x0b
+                probe_map[p] = E.bor(E.band(E.eq(idx, 0), x0b), E.band(E.ne(idx, 0), db)) if kind == "const" else x0b
+                finals[key] = E.bor(E.band(E.le(trip, 0), x0b), E.band(E.gt(trip, 0), db)) if kind == "const" else x0
+            elif kind == "step":
+                probe_map[p] = E.add(x0, E.mul(d, idx))
+                finals[key] = E.lower(E.add(x0, E.mul(d, trip)))
+            else:
+                probe_map[p] = E.ite(E.eq(idx, 0), x0, d)
+                finals[key] = E.lower(E.ite(E.gt(trip, 0), d, x0))
+        self.kb.substitute_since(mark, probe_map)
+        for o, items0 in plan["lists"]:
+            value = self.subst_value(o.items[-1], probe_map)
+            k = self.fresh_seq_var()
+            loop_value = E.add(start, E.mul(k, step))
+            seq = V.SymSeq(k, trip, self.subst_value(value, {var: loop_value}))
+            o.set_items(items0, seq)
+        rest = names - {key[1] for key in plan["deltas"] if key[0] == "name"}
+        self._finish_loop(var, start, step, trip, rest, env0, probe_map)
+        for key, v in finals.items():
+            v = v.value if isinstance(v, E.BConst) else v
+            if key[0] == "name":
+                f.locals[key[1]] = v
+            else:
+                key[1].set(key[2], v)
+
+    def _loop_pass(self, st: ast.For, kind: str, start: Any, stop: Any, step: Any, elem: Callable,
+                   label_from: ast.AST | None, dialect: str | None) -> E.Sym:
+        var, loop = self.open_loop(kind, start, stop, step, st, label_from, dialect)
+        f = self.frame
+        base = len(f.pc)
+        try:
+            self.assign(st.target, elem(var), st)
+            try:
+                self.exec_block(st.body)
+            except (BreakSignal, ContinueSignal, NoFallthrough):
+                pass
+        finally:
+            del f.pc[base:]
+            self.close_loop(loop)
+        return var
+
+    def open_loop(self, kind: str, start: Any, stop: Any, step: Any, node: ast.AST, label_from: ast.AST | None,
+                  dialect: str | None) -> tuple:
+        kb = self.kb
+        label = _label(label_from) if label_from is not None else "i"
+        if any(info.label == label for info in kb.symbols):
+            label = f"{label}@{node.lineno}"
+            n = 2
+            while any(info.label == label for info in kb.symbols):
+                label = f"{_label(label_from)}@{node.lineno}.{n}"
+                n += 1
+        var = kb.new_sym(label, "loop", start if V.is_int(start) else None, stop if V.is_int(stop) else None)
+        parent = kb.loop_stack[-1] if kb.loop_stack else None
+        loop = kb.add_loop(var=var, start=E.lift(start), stop=E.lift(stop), step=E.lift(step), kind=kind,
+                           span=self.span(node), parent=parent, dialect=dialect or kb.dialect)
+        kb.loop_stack.append(loop.id)
+        facts = [E.ge(var, start), E.lt(var, stop)]
+        if not (isinstance(step, int) and step == 1):
+            facts.append(E.eq(E.mod(E.sub(var, start), step), 0))
+        self.loop_facts.append(E.band(*facts))
+        return var, loop
+
+    def close_loop(self, loop: ir.Loop) -> None:
+        self.kb.loop_stack.pop()
+        self.loop_facts.pop()
+
+    def _finish_loop(self, var: E.Sym, start: Any, step: Any, trip: Any, names: set, env0: dict,
+                     extra: dict | None = None) -> None:
+        """After a loop analysed once: names it assigned hold their last-iteration values."""
+        f = self.frame
+        last = E.lower(E.add(start, E.mul(E.sub(trip, 1), step)))
+        maybe_empty = not (isinstance(trip, int) or self.decide(E.gt(trip, 0)) is True)
+        for name in names:
+            if name not in f.locals:
+                continue
+            v = f.locals[name]
+            if extra:
+                v = self.subst_value(v, extra)
+            nv = self.subst_value(v, {var: E.lift(last)})
+            if maybe_empty and name in env0 and V.is_int(nv) and V.is_int(env0[name]):
+                nv = self.merge(E.gt(trip, 0), nv, env0[name])
+            f.locals[name] = nv
+
+    # ------------------------------------------------------------------ helpers
+    def _same(self, a: Any, b: Any) -> bool:
+        try:
+            return a == b if isinstance(a, (int, str, float, type(None), E.Expr)) else a is b
+        except Exception:  # noqa: BLE001
+            return False
+
+    def list_append(self, lst: V.PyList, value: Any) -> None:
+        lst.append(value)
+
+    def note_read(self, obj: Any) -> None:
+        for tr in self.loop_tracks:
+            tr.reads.add(id(obj))
+
+    def _havoc_object(self, o: Any) -> None:
+        if isinstance(o, V.Instance):
+            for k in list(o.attrs):
+                o.set(k, V.Unknown(f"{o.cls.name}.{k} changed in a loop"))
+        elif isinstance(o, V.PyList):
+            o.set_items([], V.SymSeq(self.fresh_seq_var(), self.fresh_int("<length of a list built in a loop>"),
+                                     V.Unknown("element of a list built in a loop")))
+        elif isinstance(o, V.PyDict):
+            for k in list(o.items):
+                o.set(k, V.Unknown("dict entry changed in a loop"))
+
+    # ------------------------------------------------------------------ dynamic loops (Beta 2 registers)
+    def dynamic_loop(self, st: ast.For, r: V.RangeVal) -> None:
+        """The body of a dynamic loop is traced once; its index is a runtime register."""
+        start = self.as_int(r.start) if not isinstance(r.start, V.Register) else r.start.sym
+        stop = self.as_int(r.stop) if not isinstance(r.stop, V.Register) else r.stop.sym
+        var, loop = self.open_loop("dynamic_range", start, stop, r.step, st, st.target, "beta2")
+        f = self.frame
+        base = len(f.pc)
+        try:
+            self.assign(st.target, V.Register(var), st)
+            try:
+                self.exec_block(st.body)
+            except (BreakSignal, ContinueSignal, NoFallthrough):
+                pass
+        finally:
+            del f.pc[base:]
+            self.close_loop(loop)
+
+    # ------------------------------------------------------------------ while
+    def exec_while(self, st: ast.While) -> None:
+        v = self.eval(st.test)
+        if isinstance(v, V.Register):
+            self._dynamic_while(st, v)
+            return
+        c = self.truth(v)
+        n = 0
+        while True:
+            if isinstance(c, E.BExpr):
+                d = self.decide(c)
+                if d is None:
+                    self._symbolic_while(st, c)
+                    return
+                c = d
+            if not c:
+                self.exec_block(st.orelse)
+                return
+            n += 1
+            if n > self.options.unroll_limit * 16:
+                raise V.NotUnderstood("a while loop that runs longer than the unroll limit", st)
+            f = self.frame
+            base = len(f.pc)
+            try:
+                self.exec_block(st.body)
+            except BreakSignal:
+                return
+            except (ContinueSignal, NoFallthrough):
+                pass
+            finally:
+                del f.pc[base:]
+            c = self.truth(self.eval(st.test))
+
+    def _dynamic_while(self, st: ast.While, reg: V.Register) -> None:
+        if self.kb is None:
+            return
+        var, loop = self.open_loop("dynamic_while", 0, self.fresh_int("<dynamic while trip count>"), 1, st, None,
+                                   "beta2")
+        f = self.frame
+        base = len(f.pc)
+        try:
+            self.exec_block(st.body)
+        except (BreakSignal, ContinueSignal, NoFallthrough):
+            pass
+        finally:
+            del f.pc[base:]
+            self.close_loop(loop)
+        self.dynamic_while_done(st, reg)
+
+    def _symbolic_while(self, st: ast.While, c: E.BExpr) -> None:
+        """A while loop on a symbolic condition: analysed once, its carried state unknown."""
+        f = self.frame
+        names = assigned_names(st.body)
+        if self.kb is not None and names:
+            self.not_understood("a while loop whose condition is symbolic: values it updates are treated as "
+                                "unknown", st)
+        for name in names:
+            if name in f.locals:
+                f.locals[name] = V.Unknown(f"value of {name} updated by a while loop")
+        base = len(f.pc)
+        f.pc.append(self.as_bexpr(self.eval(st.test)))
+        t = self.heap.begin()
+        try:
+            self.exec_block(st.body)
+        except (BreakSignal, ContinueSignal, NoFallthrough):
+            pass
+        finally:
+            del f.pc[base:]
+            self.heap.end(t)
+        for o in t.touched():
+            self._havoc_object(o)
+        for name in names:
+            if name in f.locals:
+                f.locals[name] = V.Unknown(f"value of {name} after a while loop")
+
+    # ------------------------------------------------------------------ comprehensions
+    def comprehension(self, node: Any) -> Any:
+        gens = node.generators
+        f = self.frame
+        saved = {n: f.locals[n] for g in gens for n in _names(g.target) if n in f.locals}
+        try:
+            if len(gens) == 1 and not gens[0].ifs and not isinstance(node, ast.DictComp):
+                it = self.eval(gens[0].iter)
+                seq = self._symbolic_iter(it)
+                if seq is not None:
+                    return self._symbolic_comprehension(node, gens[0], seq)
+                items = self._comp_items(node, gens, 0, [])
+            else:
+                items = self._comp_items(node, gens, 0, [])
+        finally:
+            for g in gens:
+                for n in _names(g.target):
+                    f.locals.pop(n, None)
+            f.locals.update(saved)
+        if isinstance(node, ast.DictComp):
+            d = V.PyDict(self.heap)
+            for k, v in items:
+                key = self.hashable_key(k)
+                if key is None:
+                    raise V.NotUnderstood("a dict key whose value is not known", node)
+                d.items[key] = v
+            return d
+        return V.PyList(self.heap, items)
+
+    def _symbolic_iter(self, it: Any) -> tuple | None:
+        """(start, length, step, elem(idx)) for an iterable with a symbolic length."""
+        if isinstance(it, V.RangeVal):
+            trip = trip_count(it.start, it.stop, it.step)
+            if isinstance(trip, int):
+                return None
+            return (trip, lambda k: E.lower(E.add(it.start, E.mul(k, it.step))))
+        if isinstance(it, V.SymSeq):
+            it = V.PyList(self.heap, [], it)
+        if isinstance(it, V.PyList) and it.tail is not None and not it.items:
+            seq = it.tail
+            if isinstance(seq.length, int) and seq.length <= MAX_SEQ_UNROLL:
+                return None
+            return (seq.length, lambda k: self.subst_value(seq.elem, {seq.var: k}))
+        return None
+
+    def _symbolic_comprehension(self, node: Any, gen: ast.comprehension, seq: tuple) -> Any:
+        length, elem = seq
+        if self.kb is None:
+            k = self.fresh_seq_var()
+            self.assign(gen.target, elem(k), node)
+            return V.PyList(self.heap, [], V.SymSeq(k, length, self.eval(node.elt)))
+        var, loop = self.open_loop("range", 0, length, 1, node, gen.target, None)
+        try:
+            self.assign(gen.target, elem(var), node)
+            value = self.eval(node.elt)
+        finally:
+            self.close_loop(loop)
+        k = self.fresh_seq_var()
+        return V.PyList(self.heap, [], V.SymSeq(k, length, self.subst_value(value, {var: k})))
+
+    def _comp_items(self, node: Any, gens: list, i: int, out: list) -> list:
+        if i == len(gens):
+            if isinstance(node, ast.DictComp):
+                out.append((self.eval(node.key), self.eval(node.value)))
+            else:
+                out.append(self.eval(node.elt))
+            return out
+        g = gens[i]
+        for item in self.iterate_known(self.eval(g.iter), g.iter):
+            self.assign(g.target, item, node)
+            ok = True
+            for cond in g.ifs:
+                t = self.truth(self.eval(cond))
+                if isinstance(t, E.BExpr):
+                    d = self.decide(t)
+                    if d is None:
+                        raise V.NotUnderstood("a comprehension filter on a symbolic condition", cond)
+                    t = d
+                if not t:
+                    ok = False
+                    break
+            if ok:
+                self._comp_items(node, gens, i + 1, out)
+        return out
+
+    # ------------------------------------------------------------------ iteration of known values
+    def iterate_known(self, v: Any, node: ast.AST | None, expect: int | None = None) -> list:
+        if isinstance(v, (tuple, list)):
+            return list(v)
+        if isinstance(v, V.PyList):
+            self.note_read(v)
+            if v.tail is None:
+                return list(v.items)
+            n = v.tail.length
+            if isinstance(n, int) and n <= MAX_SEQ_UNROLL:
+                return list(v.items) + [self.subst_value(v.tail.elem, {v.tail.var: i}) for i in range(n)]
+            if expect is not None:
+                n_tail = expect - len(v.items)
+                return list(v.items) + [self.subst_value(v.tail.elem, {v.tail.var: i}) for i in range(max(n_tail, 0))]
+            raise V.NotUnderstood("unpacking a list whose length is symbolic", node)
+        if isinstance(v, V.SymSeq):
+            return self.iterate_known(V.PyList(self.heap, [], v), node, expect)
+        if isinstance(v, V.PyDict):
+            return list(v.items.keys())
+        if isinstance(v, str):
+            return list(v)
+        if isinstance(v, (set, frozenset)):
+            return list(v)
+        if isinstance(v, V.RangeVal):
+            trip = trip_count(v.start, v.stop, v.step)
+            if isinstance(trip, int):
+                if trip > self.options.unroll_limit * 16:
+                    raise V.NotUnderstood(f"a range of {trip} items used as a Python sequence", node)
+                return [E.lower(E.add(v.start, E.mul(k, v.step))) for k in range(trip)]
+            raise V.NotUnderstood("a range of symbolic length used as a Python sequence", node)
+        if isinstance(v, V.GridTuple):
+            return list(v.grids)
+        if isinstance(v, V.Unknown) and expect is not None:
+            return [V.Unknown(f"item of {v.reason}") for _ in range(expect)]
+        if isinstance(v, V.Instance):
+            m = v.cls.lookup("__iter__")
+            if m is not V.MISSING:
+                return self.iterate_known(self.call_value(m, [v], {}, node), node, expect)
+        if isinstance(v, V.HostArray) and v.shape is not None and expect is not None:
+            return [V.HostArray(v.shape[1:], v.dtype) for _ in range(expect)]
+        raise V.NotUnderstood(f"iterating over a {V.describe(v)}", node)
+
+    # ------------------------------------------------------------------ substitution in values
+    def subst_value(self, v: Any, m: dict, depth: int = 0) -> Any:
+        if not m or depth > 12:
+            return v
+        if isinstance(v, (E.Expr, E.BExpr)):
+            r = E.substitute(v, m)
+            return E.lower(r) if isinstance(r, E.Expr) else (r.value if isinstance(r, E.BConst) else r)
+        if isinstance(v, tuple):
+            return tuple(self.subst_value(x, m, depth + 1) for x in v)
+        if isinstance(v, V.TensorVal):
+            return self.subst_tensor(v, m)
+        if isinstance(v, V.PyList):
+            if not self._mentions_any(v, m):
+                return v
+            tail = v.tail
+            if tail is not None:
+                tail = V.SymSeq(tail.var, E.lower(E.substitute(E.lift(tail.length), m)),
+                                self.subst_value(tail.elem, m, depth + 1), tail.is_tuple)
+            return V.PyList(self.heap, [self.subst_value(x, m, depth + 1) for x in v.items], tail)
+        if isinstance(v, V.Instance):
+            if not self._mentions_any(v, m):
+                return v
+            return V.Instance(self.heap, v.cls, {k: self.subst_value(x, m, depth + 1) for k, x in v.attrs.items()})
+        if isinstance(v, V.PyDict):
+            if not self._mentions_any(v, m):
+                return v
+            return V.PyDict(self.heap, {k: self.subst_value(x, m, depth + 1) for k, x in v.items.items()})
+        if isinstance(v, V.SymSeq):
+            return V.SymSeq(v.var, E.lower(E.substitute(E.lift(v.length), m)), self.subst_value(v.elem, m, depth + 1),
+                            v.is_tuple)
+        if isinstance(v, V.IndexGrid):
+            return V.IndexGrid(E.substitute(v.expr, m), v.shape, v.iotas)
+        if isinstance(v, V.Phi):
+            c = E.substitute(v.cond, m)
+            return self.merge(c, self.subst_value(v.a, m, depth + 1), self.subst_value(v.b, m, depth + 1))
+        if isinstance(v, V.SymFloat) and v.num is not None:
+            return V.SymFloat(E.substitute(v.num, m), E.substitute(v.den, m))
+        if isinstance(v, slice):
+            return slice(self.subst_value(v.start, m, depth + 1), self.subst_value(v.stop, m, depth + 1),
+                         self.subst_value(v.step, m, depth + 1))
+        if isinstance(v, V.Register):
+            return v
+        return v
+
+    def _mentions_any(self, v: Any, m: dict) -> bool:
+        keys = set(m)
+        return self._mentions_deep(v, keys, 0)
+
+    def _mentions_deep(self, v: Any, keys: set, depth: int) -> bool:
+        if depth > 10:
+            return True
+        if isinstance(v, (E.Expr, E.BExpr)):
+            return bool(E.free_syms(v) & keys)
+        if isinstance(v, tuple):
+            return any(self._mentions_deep(x, keys, depth + 1) for x in v)
+        if isinstance(v, V.PyList):
+            if v.tail is not None:
+                return True
+            return any(self._mentions_deep(x, keys, depth + 1) for x in v.items)
+        if isinstance(v, V.Instance):
+            return any(self._mentions_deep(x, keys, depth + 1) for x in v.attrs.values())
+        if isinstance(v, V.PyDict):
+            return any(self._mentions_deep(x, keys, depth + 1) for x in v.items.values())
+        if isinstance(v, (V.TensorVal, V.SymSeq, V.IndexGrid, V.Phi, V.SymFloat, slice)):
+            return True
+        return False
+
+
+def _names(t: ast.AST) -> list:
+    if isinstance(t, ast.Name):
+        return [t.id]
+    if isinstance(t, (ast.Tuple, ast.List)):
+        return [n for e in t.elts for n in _names(e)]
+    if isinstance(t, ast.Starred):
+        return _names(t.value)
+    return []
+
+
+def _label(t: ast.AST | None) -> str:
+    if isinstance(t, ast.Name):
+        return t.id
+    if isinstance(t, (ast.Tuple, ast.List)):
+        names = [n for n in _names(t)]
+        return names[0] if names else "i"
+    return "i"

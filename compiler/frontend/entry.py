@@ -1,0 +1,475 @@
+"""Front-end entry: find the kernels of a file, their launch contexts, and build their IR."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import expr as E
+from .. import ir
+from . import values as V
+from .builder import KernelBuilder
+from .interp import BudgetExceeded, Frame, Interpreter, Options
+from .modules import ModuleIndex, SourceSet
+
+MAX_CONTEXTS = 3
+TENSOR_ANNOTATIONS = ("ndarray", "tensor", "Tensor", "NkiTensor", "tile", "Array", "hbm")
+SCALAR_ANNOTATIONS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
+
+
+@dataclass
+class FrontendResult:
+    kernels: list = field(default_factory=list)
+    issues: list = field(default_factory=list)
+    read_paths: list = field(default_factory=list)
+    kernel_names: list = field(default_factory=list)
+
+
+class IntervalOracle:
+    """Decides conditions with interval reasoning only (no solver)."""
+
+    def decide(self, cond: E.BExpr, facts: E.BExpr, kb: KernelBuilder, ranges: dict) -> bool | None:
+        return E.decide(cond, ranges)
+
+
+@dataclass
+class LaunchContext:
+    description: str
+    args: list
+    kwargs: dict
+    grid: tuple | None
+    span: ir.Span | None = None
+
+
+def analyze(source: str, path: str, options: Options, oracle: Any = None,
+            sources: SourceSet | None = None) -> FrontendResult:
+    """Build the IR of every kernel in `source` (the text of `path`).  Never executes it."""
+    sources = sources or SourceSet()
+    index = ModuleIndex(sources, path)
+    pm = index.parse(path, source)
+    result = FrontendResult()
+    if pm is None or pm.error is not None:
+        err = pm.error if pm is not None else SyntaxError("unreadable file")
+        line = getattr(err, "lineno", None) or 1
+        col = getattr(err, "offset", None) or 1
+        msg = getattr(err, "msg", None) or str(err)
+        result.issues.append(ir.FrontendIssue("NKI999", f"cannot parse this file: {msg}",
+                                              ir.Span(index.entry_path, line, col, line, col + 1)))
+        result.read_paths = list(index.read_paths)
+        return result
+    if "nki" not in source:
+        result.read_paths = list(index.read_paths)
+        return result
+    interp = Interpreter(index, options, oracle or IntervalOracle(), itertools.count(1))
+    mod = interp.load_module(index.entry_path, as_main=True)
+    kernels = _kernels_of(interp, mod)
+    result.kernel_names = [k.func.name for k in kernels]
+    _explore_launchers(interp, mod, kernels)
+    for kv in kernels:
+        if options.kernels and kv.func.name not in options.kernels:
+            continue
+        for ctx in _contexts(interp, kv):
+            kernel, issues = run_with_retries(interp, kv, ctx)
+            result.kernels.append(kernel)
+            result.issues.extend(issues)
+    result.read_paths = list(index.read_paths)
+    return result
+
+
+def _kernels_of(interp: Interpreter, mod: V.ModuleVal) -> list:
+    """Kernels defined in this module: decorated, wrapped at a call site, or launched."""
+    found: dict = {}
+    for v in list(mod.namespace.values()):
+        if isinstance(v, V.KernelVal) and v.func.module is mod:
+            found.setdefault(id(v.func), v)
+    for v in list(mod.namespace.values()):
+        if isinstance(v, V.FunctionVal) and v.kernel and v.module is mod and id(v) not in found:
+            found[id(v)] = V.KernelVal(v, dialect=_module_dialect(mod))
+    for k, *_ in interp.launches:
+        if k.func.module is mod and id(k.func) not in found:
+            found[id(k.func)] = V.KernelVal(k.func, dialect=k.dialect)
+    out = list(found.values())
+    out.sort(key=lambda k: k.func.node.lineno)
+    return out
+
+
+def _module_dialect(mod: V.ModuleVal) -> str:
+    dialects = {v.dialect for v in mod.namespace.values() if isinstance(v, V.ApiVal)}
+    if dialects == {ir.B1}:
+        return ir.B1
+    return ir.B2 if ir.B2 in dialects else ir.B1
+
+
+def _explore_launchers(interp: Interpreter, mod: V.ModuleVal, kernels: list) -> None:
+    """Host functions that launch a kernel but were not called by the module: run them with symbolic inputs."""
+    names = {k.func.name for k in kernels}
+    for name, v in list(mod.namespace.items()):
+        if name.startswith("test_") or not isinstance(v, V.FunctionVal) or v.kernel or v.module is not mod:
+            continue
+        used = {n.id for n in ast.walk(v.node) if isinstance(n, ast.Name)}
+        if not used & names:
+            continue
+        args = []
+        a = v.node.args
+        n_required = len(a.args) - len(v.defaults)
+        hints = _rank_hints(v.node, [p.arg for p in a.args])
+        interp._host_rank_hints = hints
+        for p in a.args[:n_required]:
+            args.append(V.HostArray(None, None, p.arg))
+        frame = Frame(None, mod, (), "")
+        frame.kind = "module"
+        frame.locals = mod.namespace
+        saved = interp.frames
+        interp.frames = [frame]
+        interp.steps = 0
+        try:
+            interp.invoke(v, args, {}, v.node)
+        except Exception:  # noqa: BLE001 - host code is explored on a best-effort basis
+            pass
+        finally:
+            interp.frames = saved
+            interp._host_rank_hints = {}
+
+
+def _contexts(interp: Interpreter, kv: V.KernelVal) -> list:
+    name = kv.func.name
+    opts = interp.options
+    if name in opts.shapes or "*" in opts.shapes:
+        shapes = dict(opts.shapes.get("*", {}))
+        shapes.update(opts.shapes.get(name, {}))
+        args = []
+        kwargs = {}
+        for p in kv.func.node.args.args:
+            if p.arg in shapes:
+                dims, dtype = shapes[p.arg]
+                kwargs[p.arg] = V.HostArray(tuple(dims), dtype, p.arg)
+        grid = getattr(opts, "grids", {}).get(name)
+        return [LaunchContext("shapes from --shape", args, kwargs, tuple(grid) if grid else None)]
+    out: list = []
+    seen: set = set()
+    for k, args, kwargs, span in interp.launches:
+        if k.func is not kv.func:
+            continue
+        key = _context_key(interp, args, kwargs, k.grid)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(LaunchContext(f"launched at line {span.line}", list(args), dict(kwargs), k.grid, span))
+    if not out:
+        return [LaunchContext("standalone, symbolic shapes", [], {}, None)]
+    return out[:MAX_CONTEXTS]
+
+
+def _context_key(interp: Interpreter, args: list, kwargs: dict, grid: Any) -> str:
+    def desc(v: Any) -> str:
+        if isinstance(v, V.HostArray):
+            return f"A{v.shape}:{v.dtype}" if v.shape is not None else f"A?{v.label}"
+        if isinstance(v, (int, float, str, bool, type(None))):
+            return repr(v)
+        if isinstance(v, (E.Expr, E.BExpr)):
+            return str(v)
+        if isinstance(v, tuple):
+            return "(" + ",".join(desc(x) for x in v) + ")"
+        return type(v).__name__
+    return desc(tuple(args)) + desc(tuple(sorted(kwargs.items()))) + desc(grid)
+
+
+# ----------------------------------------------------------------------------- one kernel, one context
+
+
+def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tuple:
+    """Run a kernel; when an input turns out to have another rank than guessed, run it again."""
+    overrides: dict = {}
+    for _ in range(6):
+        interp._rank_overrides = dict(overrides)
+        try:
+            return run_kernel(interp, kv, ctx)
+        except V.RankRetry as r:
+            if overrides.get(r.param) == r.rank or r.rank < 1 or r.rank > 8:
+                break
+            overrides[r.param] = r.rank
+        finally:
+            interp._rank_overrides = {}
+    interp._rank_overrides = dict(overrides)
+    interp._no_retry = True
+    try:
+        return run_kernel(interp, kv, ctx)
+    finally:
+        interp._no_retry = False
+        interp._rank_overrides = {}
+
+
+def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tuple:
+    fn = kv.func
+    dialect = kv.dialect or _module_dialect(fn.module)
+    opts = interp.options
+    target, origin = opts.target, ("option" if opts.target_explicit else "default")
+    if not opts.target_explicit and kv.target:
+        from ..spec.targets import ALIASES, TARGETS
+        t = ALIASES.get(kv.target, kv.target)
+        if t in TARGETS:
+            target, origin = t, "kernel"
+    saved_target = opts.target
+    opts.target = target
+    kb = KernelBuilder(fn.name, fn.module.path, dialect, target, interp.uids)
+    kb.target_origin = origin
+    interp.kb = kb
+    interp.frames = []
+    interp.loop_tracks = []
+    interp.loop_facts = []
+    interp.steps = 0
+    span = interp.span(fn.node, fn.module)
+    params = [p.arg for p in fn.node.args.posonlyargs + fn.node.args.args]
+    try:
+        if ctx.grid is not None:
+            kb.grid = tuple(_grid_dim(interp, kb, g) for g in ctx.grid)
+            for g in kb.grid:
+                kb.assume(E.ge(g, 0), None, "grid")
+        args, kwargs = _entry_args(interp, kb, fn, ctx)
+        root = Frame(None, fn.module, (), "")
+        root.kind = "module"
+        root.locals = fn.module.namespace
+        interp.frames = [root]
+        try:
+            interp.invoke(fn, args, kwargs, fn.node)
+        except V.PathAbort:
+            if not kb.assumptions:
+                kb.issue("NKI901", "every path through this kernel fails (an assert or raise always triggers) for "
+                                   "the analysed inputs; nothing after it was checked", span, "warning")
+        except V.NotUnderstood as exc:
+            interp.not_understood(exc.message, exc.node or fn.node)
+        except BudgetExceeded:
+            kb.issue("NKI902", "the analysis of this kernel exceeded its step budget; the rest was not checked",
+                     span)
+        except V.RankRetry as r:
+            if not getattr(interp, "_no_retry", False):
+                raise
+            kb.issue("NKI902", f"could not settle the rank of input {r.param!r}; pass it with --shape", span)
+        except RecursionError:
+            kb.issue("NKI902", "this kernel nests calls too deeply to follow", span)
+    finally:
+        interp.kb = None
+        interp.frames = []
+        opts.target = saved_target
+    kernel = kb.build(span, ctx.description, tuple(params))
+    return kernel, list(kb.issues)
+
+
+def _grid_dim(interp: Interpreter, kb: KernelBuilder, g: Any) -> E.IntLike:
+    v = interp.as_int(g, "a grid dimension")
+    _register_host_syms(kb, v)
+    return v
+
+
+def _register_host_syms(kb: KernelBuilder, v: Any) -> None:
+    """Symbols created by host code (launch shapes) become the kernel's input symbols."""
+    exprs = [v] if isinstance(v, (E.Expr, E.BExpr)) else [x for x in (v if isinstance(v, tuple) else ())
+                                                             if isinstance(x, E.Expr)]
+    known = {info.sym for info in kb.symbols}
+    for e in exprs:
+        for s in E.free_syms(e):
+            if isinstance(s, E.Sym) and s not in known:
+                role = "shape" if s.kind == "shape" else "scalar"
+                lo = 1 if role == "shape" else None
+                kb.symbols.append(ir.SymInfo(s, role, s.name, E.lift(lo) if lo is not None else None, None))
+                kb.ranges[s] = E.Interval(lo, None)
+                known.add(s)
+
+
+def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: LaunchContext) -> tuple:
+    a = fn.node.args
+    pos = a.posonlyargs + a.args
+    hints = _rank_hints(fn.node, [p.arg for p in pos])
+    exact = dict(getattr(interp, "_rank_overrides", {}))
+    interp._guessed_ranks = {}
+    interp._exact_params = set(_exact_rank_params(fn.node, [p.arg for p in pos])) | set(exact)
+    hints.update(exact)
+    evidence = _tensor_evidence(fn.node, [p.arg for p in pos])
+    interp._value_params = _value_evidence(fn.node, [p.arg for p in pos + a.kwonlyargs])
+    n_defaults = len(fn.defaults)
+    args: list = []
+    kwargs: dict = {}
+    for i, p in enumerate(pos):
+        if i < len(ctx.args):
+            args.append(_convert_arg(interp, kb, p.arg, ctx.args[i], hints))
+            continue
+        if p.arg in ctx.kwargs:
+            args.append(_convert_arg(interp, kb, p.arg, ctx.kwargs[p.arg], hints))
+            continue
+        j = i - (len(pos) - n_defaults)
+        if j >= 0:
+            args.append(fn.defaults[j])
+            continue
+        args.append(_symbolic_param(interp, kb, p, hints, evidence))
+    for p in a.kwonlyargs:
+        if p.arg in ctx.kwargs:
+            kwargs[p.arg] = _convert_arg(interp, kb, p.arg, ctx.kwargs[p.arg], hints)
+        elif p.arg not in fn.kwdefaults:
+            kwargs[p.arg] = _symbolic_param(interp, kb, p, hints, evidence)
+    return args, kwargs
+
+
+def _convert_arg(interp: Interpreter, kb: KernelBuilder, name: str, v: Any, hints: dict) -> Any:
+    if isinstance(v, V.HostArray):
+        if v.shape is None:
+            v.shape = tuple(interp.fresh_int(f"{name}.shape[{i}]", "shape", 1) for i in range(hints.get(name, 2)))
+        shape = tuple(v.shape)
+        for d in shape:
+            _register_host_syms(kb, d)
+        tv = interp.new_tensor(name, _param_buffer(kb), shape, v.dtype, None, "param")
+        return tv
+    if isinstance(v, (E.Expr, E.BExpr)):
+        _register_host_syms(kb, v)
+    if isinstance(v, V.Unknown):
+        return v
+    return v
+
+
+def _param_buffer(kb: KernelBuilder) -> str:
+    """Kernel inputs live in HBM; in Beta 2 they are shared by the cores of a launch (shared_hbm)."""
+    return ir.SHARED_HBM if kb.dialect == ir.B2 else ir.HBM
+
+
+def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: dict, evidence: set) -> Any:
+    ann = ast.unparse(p.annotation) if p.annotation is not None else ""
+    base = ann.split("[")[0].split(".")[-1]
+    if base in SCALAR_ANNOTATIONS and p.arg not in evidence:
+        kind = SCALAR_ANNOTATIONS[base]
+        if kind == "int":
+            return kb.new_sym(p.arg, "scalar")
+        if kind == "bool":
+            return kb.new_bsym(p.arg)
+        if kind == "float":
+            return V.OPAQUE_FLOAT
+        return V.Unknown(f"string parameter {p.arg}")
+    if base in ("tuple", "Tuple", "list", "List", "dict", "Dict") and p.arg not in evidence:
+        return V.Unknown(f"parameter {p.arg}")
+    if ann and not any(t in ann for t in TENSOR_ANNOTATIONS) and p.arg not in evidence:
+        return V.Unknown(f"parameter {p.arg} of type {ann}")
+    kind = getattr(interp, "_value_params", {}).get(p.arg)
+    if kind == "int" and p.arg not in evidence:
+        return kb.new_sym(p.arg, "scalar")
+    if kind == "value" and p.arg not in evidence:
+        return V.Unknown(f"parameter {p.arg}")
+    rank = hints.get(p.arg, 2)
+    shape = tuple(kb.new_sym(f"{p.arg}.shape[{i}]", "shape", 1) for i in range(rank))
+    tv = interp.new_tensor(p.arg, _param_buffer(kb), shape, None, p, "param")
+    if p.arg not in interp._exact_params:
+        interp._guessed_ranks[tv.tensor.id] = p.arg
+    return tv
+
+
+# ----------------------------------------------------------------------------- syntactic hints
+
+
+def _rank_hints(fn_node: ast.AST, params: list) -> dict:
+    """Ranks of tensor parameters, inferred from how the body uses them."""
+    ps = set(params)
+    exact: dict = {}
+    at_least: dict = {}
+
+    def note(name: str, r: int) -> None:
+        at_least[name] = max(at_least.get(name, 0), r)
+
+    def shape_of(n: ast.AST) -> str | None:
+        if isinstance(n, ast.Attribute) and n.attr == "shape" and isinstance(n.value, ast.Name) and n.value.id in ps:
+            return n.value.id
+        return None
+
+    for n in ast.walk(fn_node):
+        if isinstance(n, ast.Assign) and isinstance(n.targets[0], (ast.Tuple, ast.List)):
+            src = shape_of(n.value)
+            if src and not any(isinstance(e, ast.Starred) for e in n.targets[0].elts):
+                exact[src] = len(n.targets[0].elts)
+        elif isinstance(n, ast.Subscript):
+            src = shape_of(n.value)
+            if src and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, int):
+                k = n.slice.value
+                note(src, k + 1 if k >= 0 else -k)
+            elif isinstance(n.value, ast.Name) and n.value.id in ps:
+                sl = n.slice
+                elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+                if not any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in elts):
+                    note(n.value.id, len([e for e in elts if not (isinstance(e, ast.Constant) and e.value is None)]))
+        elif isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq):
+            lhs, rhs = n.left, n.comparators[0]
+            for a, b in ((lhs, rhs), (rhs, lhs)):
+                name = None
+                if isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == "len" and a.args:
+                    name = shape_of(a.args[0])
+                elif isinstance(a, ast.Attribute) and a.attr == "ndim" and isinstance(a.value, ast.Name):
+                    name = a.value.id if a.value.id in ps else None
+                if name and isinstance(b, ast.Constant) and isinstance(b.value, int):
+                    exact.setdefault(name, b.value)
+    out = dict(at_least)
+    for k, v in exact.items():
+        out[k] = v
+    for k, v in list(out.items()):
+        if v < 1:
+            del out[k]
+    return {k: (v if k in exact else max(v, 2)) for k, v in out.items()}
+
+
+def _value_evidence(fn_node: ast.AST, params: list) -> dict:
+    """Parameters used like Python values rather than tensors: 'int' (arithmetic, ranges) or 'value'
+    (compared with dtypes/constants, passed as dtype=)."""
+    from ..spec import dtypes as D
+
+    ps = set(params)
+    out: dict = {}
+    for n in ast.walk(fn_node):
+        if isinstance(n, ast.keyword) and n.arg in ("dtype", "op", "op0", "op1", "engine") and isinstance(
+                n.value, ast.Name) and n.value.id in ps:
+            out[n.value.id] = "value"
+        elif isinstance(n, ast.Compare):
+            sides = [n.left] + list(n.comparators)
+            names = [s.id for s in sides if isinstance(s, ast.Name) and s.id in ps]
+            attrs = [s for s in sides if isinstance(s, ast.Attribute)]
+            if names and any(D.canonical(a.attr) is not None or a.attr.isupper() for a in attrs):
+                for nm in names:
+                    out[nm] = "value"
+            if names and any(isinstance(s, ast.Constant) and isinstance(s.value, (str, bool)) for s in sides):
+                for nm in names:
+                    out[nm] = "value"
+            if names and any(isinstance(s, ast.Constant) and type(s.value) is int for s in sides):
+                for nm in names:
+                    out.setdefault(nm, "int")
+        elif isinstance(n, ast.BinOp):
+            for side, other in ((n.left, n.right), (n.right, n.left)):
+                if isinstance(side, ast.Name) and side.id in ps and isinstance(other, ast.Constant) and \
+                        type(other.value) is int:
+                    out.setdefault(side.id, "int")
+        elif isinstance(n, ast.Call):
+            fname = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+            if fname in ("range", "affine_range", "sequential_range", "static_range"):
+                for a in n.args:
+                    if isinstance(a, ast.Name) and a.id in ps:
+                        out.setdefault(a.id, "int")
+    return out
+
+
+def _exact_rank_params(fn_node: ast.AST, params: list) -> list:
+    """Parameters whose rank the body states exactly (tuple unpacking of .shape, len(x.shape) == k)."""
+    ps = set(params)
+    out = []
+    for n in ast.walk(fn_node):
+        if isinstance(n, ast.Assign) and isinstance(n.targets[0], (ast.Tuple, ast.List)):
+            v = n.value
+            if isinstance(v, ast.Attribute) and v.attr == "shape" and isinstance(v.value, ast.Name) and \
+                    v.value.id in ps and not any(isinstance(e, ast.Starred) for e in n.targets[0].elts):
+                out.append(v.value.id)
+    return out
+
+
+def _tensor_evidence(fn_node: ast.AST, params: list) -> set:
+    ps = set(params)
+    out: set = set()
+    for n in ast.walk(fn_node):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in ps and n.attr in (
+                "shape", "dtype", "reshape", "ap", "buffer", "ndim"):
+            out.add(n.value.id)
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in ps:
+            out.add(n.value.id)
+    return out

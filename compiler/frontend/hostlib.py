@@ -1,0 +1,268 @@
+"""Host-side values at launch sites: numpy / torch / jax arrays, known only by shape and dtype.
+
+Third-party modules are opaque outside kernels; only the array constructors and
+shape-preserving methods that launch code uses to build kernel inputs are
+modelled, so that `kernel[grid](np.zeros((256, 1024)))` fixes the kernel's shapes.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .. import expr as E
+from ..spec import dtypes as D
+from . import values as V
+from .builtins import EXTERNAL_CONSTS, EXTERNAL_FUNCS, m_prod
+
+ROOT_ALIASES = {"np": "numpy", "jnp": "jax.numpy"}
+
+# constructors: (first shape source, default dtype)
+SHAPE_VARARGS = {"numpy.random.rand", "numpy.random.randn", "torch.rand", "torch.randn", "torch.zeros", "torch.ones",
+                 "torch.empty"}
+SHAPE_ARG0 = {"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.random.random_sample",
+              "numpy.random.random", "numpy.random.standard_normal", "jax.numpy.zeros", "jax.numpy.ones",
+              "jax.numpy.empty", "jax.numpy.full", "torch.full", "numpy.ndarray"}
+SHAPE_KW = {"numpy.random.uniform": "size", "numpy.random.normal": "size", "numpy.random.randint": "size",
+            "torch.randint": "size", "numpy.random.default_rng": None}
+SHAPE_ARG1 = {"jax.random.normal", "jax.random.uniform", "jax.random.bernoulli", "jax.random.randint"}
+LIKE = {"numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like", "torch.zeros_like",
+        "torch.ones_like", "torch.empty_like", "torch.rand_like", "torch.randn_like", "jax.numpy.zeros_like",
+        "jax.numpy.ones_like", "numpy.copy", "numpy.asarray", "numpy.ascontiguousarray", "torch.clone"}
+SAME_SHAPE_METHODS = {"astype", "to", "numpy", "float", "half", "bfloat16", "contiguous", "cpu", "detach",
+                      "requires_grad_", "clone", "copy", "cuda", "block_until_ready", "type"}
+DTYPE_METHODS = {"float": "float32", "half": "float16", "bfloat16": "bfloat16", "double": "float64", "int": "int32"}
+
+
+def _norm(path: str) -> str:
+    head, _, rest = path.partition(".")
+    head = ROOT_ALIASES.get(head, head)
+    return f"{head}.{rest}" if rest else head
+
+
+class HostMixin:
+    def external_attr(self, obj: V.ExternalVal, name: str, node: ast.AST | None) -> Any:
+        path = _norm(f"{obj.path}.{name}")
+        if path in EXTERNAL_CONSTS:
+            return EXTERNAL_CONSTS[path]
+        return V.ExternalVal(path)
+
+    def call_external(self, fn: V.ExternalVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        path = _norm(fn.path)
+        impl = EXTERNAL_FUNCS.get(path)
+        if impl is not None:
+            return impl(self, args, kwargs, node)
+        last = path.rsplit(".", 1)[-1]
+        if path in ("numpy.prod", "numpy.product"):
+            return m_prod(self, args, kwargs, node)
+        if path in ("numpy.ceil", "numpy.floor"):
+            return EXTERNAL_FUNCS["math." + last](self, args, kwargs, node)
+        if path in ("numpy.int32", "numpy.int64", "numpy.uint32", "numpy.int16", "numpy.uint8", "numpy.int8"):
+            from .builtins import b_int
+            return b_int(self, args, kwargs, node)
+        if path in ("numpy.float32", "numpy.float16", "numpy.float64"):
+            from .builtins import b_float
+            return b_float(self, args, kwargs, node)
+        if path in ("numpy.dtype", "torch.dtype"):
+            if args and isinstance(args[0], str):
+                dt = D.canonical(args[0])
+            else:
+                dt = self.api_dtype(args[0]) if args else None
+            return V.DTypeVal(dt) if dt else V.Unknown("dtype")
+        if path in ("numpy.minimum", "numpy.maximum") and len(args) == 2 and all(V.is_int(a) for a in args):
+            return E.lower(E.minimum(*args) if last == "minimum" else E.maximum(*args))
+        arr = self._host_constructor(path, args, kwargs, node)
+        if arr is not None:
+            return arr
+        return V.Unknown(f"result of {path}()")
+
+    def _host_constructor(self, path: str, args: list, kwargs: dict, node: ast.AST | None) -> Any | None:
+        dtype = self.api_dtype(kwargs.get("dtype")) if kwargs.get("dtype") is not None else None
+        shape = None
+        if path in SHAPE_VARARGS:
+            if len(args) == 1 and isinstance(args[0], (tuple, V.PyList)):
+                shape = self._host_dims(args[0], node)
+            elif args:
+                shape = self._host_dims(tuple(args), node)
+            elif "size" in kwargs:
+                shape = self._host_dims(kwargs["size"], node)
+        elif path in SHAPE_ARG0:
+            src = args[0] if args else kwargs.get("shape")
+            if src is not None:
+                shape = self._host_dims(src, node)
+            if path.endswith("full") and len(args) > 2 and dtype is None:
+                dtype = self.api_dtype(args[2])
+            elif len(args) > 1 and dtype is None and not path.endswith("full"):
+                dtype = self.api_dtype(args[1])
+        elif path in SHAPE_KW:
+            key = SHAPE_KW[path]
+            if key and key in kwargs:
+                shape = self._host_dims(kwargs[key], node)
+            elif key == "size" and len(args) >= 3:
+                shape = self._host_dims(args[2], node)
+        elif path in SHAPE_ARG1:
+            if len(args) > 1:
+                shape = self._host_dims(args[1], node)
+            elif "shape" in kwargs:
+                shape = self._host_dims(kwargs["shape"], node)
+            if len(args) > 2 and dtype is None:
+                dtype = self.api_dtype(args[2])
+        elif path in LIKE:
+            if args and isinstance(args[0], V.HostArray):
+                return V.HostArray(self.host_shape(args[0], node), dtype or args[0].dtype)
+            return None
+        elif path in ("numpy.arange", "torch.arange", "jax.numpy.arange"):
+            ints = [self.as_int(a) for a in args if V.is_int(a)]
+            if len(ints) == 1:
+                shape = (ints[0],)
+            elif len(ints) >= 2:
+                step = ints[2] if len(ints) > 2 else 1
+                shape = (E.lower(E.maximum(0, E.ceildiv(E.sub(ints[1], ints[0]), step))),)
+        elif path in ("numpy.identity", "numpy.eye", "torch.eye", "jax.numpy.eye", "jax.numpy.identity"):
+            n = self.as_int(args[0]) if args and V.is_int(args[0]) else None
+            m = self.as_int(args[1]) if len(args) > 1 and V.is_int(args[1]) and not path.endswith("identity") else n
+            if n is not None:
+                shape = (n, m)
+            if dtype is None and len(args) > 1 and path.endswith("identity"):
+                dtype = self.api_dtype(args[1])
+        elif path in ("numpy.array", "torch.tensor", "jax.numpy.array"):
+            shape = self._nested_shape(args[0] if args else None, node)
+        else:
+            return None
+        if shape is None:
+            return V.HostArray(None, dtype, path)
+        if dtype is None and path.startswith(("numpy.random", "torch.rand", "jax.random")):
+            dtype = "float32" if not path.startswith("numpy") else "float64"
+        return V.HostArray(tuple(shape), dtype, path)
+
+    def _host_dims(self, v: Any, node: ast.AST | None) -> tuple | None:
+        try:
+            if V.is_int(v):
+                return (self.as_int(v),)
+            if isinstance(v, V.HostArray):
+                return None
+            items = self.iterate_known(v, node)
+            return tuple(self.as_int(x, "an array dimension") for x in items)
+        except V.NotUnderstood:
+            return None
+
+    def _nested_shape(self, v: Any, node: ast.AST | None) -> tuple | None:
+        try:
+            items = self.iterate_known(v, node)
+        except V.NotUnderstood:
+            return None
+        if not items:
+            return (0,)
+        inner = self._nested_shape(items[0], node) if isinstance(items[0], (tuple, V.PyList)) else ()
+        return (len(items),) + (inner or ())
+
+    # ------------------------------------------------------------------ arrays
+    def host_shape(self, arr: V.HostArray, node: ast.AST | None) -> tuple:
+        if arr.shape is None:
+            rank = self.host_rank_hint(arr.label)
+            arr.shape = tuple(self.fresh_int(f"{arr.label or 'array'}.shape[{i}]", "shape", 1) for i in range(rank))
+        return arr.shape
+
+    def host_rank_hint(self, label: str) -> int:
+        hints = getattr(self, "_host_rank_hints", {})
+        return hints.get(label, 2)
+
+    def host_attr(self, arr: V.HostArray, name: str, node: ast.AST | None) -> Any:
+        if name == "shape":
+            return tuple(self.host_shape(arr, node))
+        if name == "dtype":
+            return V.DTypeVal(arr.dtype) if arr.dtype else V.Unknown("dtype of a host array")
+        if name == "ndim":
+            return len(self.host_shape(arr, node))
+        if name in ("size", "numel"):
+            shape = self.host_shape(arr, node)
+            out: E.IntLike = 1
+            for d in shape:
+                out = E.lower(E.mul(out, d))
+            return out if name == "size" else V.Builtin("numel", lambda it, a, k, n: out)
+        if name == "T":
+            s = self.host_shape(arr, node)
+            return V.HostArray(tuple(reversed(s)), arr.dtype, arr.label)
+        if name in SAME_SHAPE_METHODS:
+            return V.BoundMethod(V.Builtin(name, _same_shape_method), arr)
+        if name in ("reshape", "view"):
+            return V.BoundMethod(V.Builtin(name, _reshape_method), arr)
+        if name in ("transpose", "permute"):
+            return V.BoundMethod(V.Builtin(name, _permute_method), arr)
+        if name == "size" or name == "dim":
+            return V.BoundMethod(V.Builtin(name, _size_method), arr)
+        return V.Unknown(f"attribute {name} of a host array")
+
+    def host_getitem(self, arr: V.HostArray, key: Any, node: ast.AST | None) -> Any:
+        shape = list(self.host_shape(arr, node))
+        keys = key if isinstance(key, tuple) else (key,)
+        out: list = []
+        i = 0
+        for k in keys:
+            if k is None:
+                out.append(1)
+                continue
+            if i >= len(shape):
+                return V.Unknown("over-indexed host array")
+            if isinstance(k, slice):
+                lo = 0 if k.start is None else self.as_int(k.start)
+                hi = shape[i] if k.stop is None else self.as_int(k.stop)
+                out.append(E.lower(E.maximum(0, E.sub(E.minimum(hi, shape[i]), lo))))
+            i += 1
+        out.extend(shape[i:])
+        return V.HostArray(tuple(out), arr.dtype, arr.label)
+
+    def host_binop(self, op: type, a: Any, b: Any) -> Any:
+        for x in (a, b):
+            if isinstance(x, V.HostArray):
+                return V.HostArray(x.shape, x.dtype, x.label)
+        return V.Unknown("arithmetic on unknown values")
+
+
+def _same_shape_method(it: Any, args: list, kw: dict, node: Any) -> Any:
+    arr = args[0]
+    dtype = arr.dtype
+    if len(args) > 1:
+        dt = it.api_dtype(args[1])
+        if dt is not None:
+            dtype = dt
+    if "dtype" in kw:
+        dtype = it.api_dtype(kw["dtype"]) or dtype
+    name = getattr(node.func, "attr", "") if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else ""
+    if name in DTYPE_METHODS:
+        dtype = DTYPE_METHODS[name]
+    return V.HostArray(arr.shape, dtype, arr.label)
+
+
+def _reshape_method(it: Any, args: list, kw: dict, node: Any) -> Any:
+    arr = args[0]
+    dims = args[1] if len(args) == 2 and isinstance(args[1], (tuple, V.PyList)) else tuple(args[1:])
+    shape = it._host_dims(dims, node)
+    if shape is not None and any(isinstance(d, int) and d == -1 for d in shape):
+        total: E.IntLike = 1
+        for d in it.host_shape(arr, node):
+            total = E.lower(E.mul(total, d))
+        known: E.IntLike = 1
+        for d in shape:
+            if not (isinstance(d, int) and d == -1):
+                known = E.lower(E.mul(known, d))
+        shape = tuple(E.lower(E.floordiv(total, known)) if isinstance(d, int) and d == -1 else d for d in shape)
+    return V.HostArray(shape, arr.dtype, arr.label)
+
+
+def _permute_method(it: Any, args: list, kw: dict, node: Any) -> Any:
+    arr = args[0]
+    shape = it.host_shape(arr, node)
+    dims = args[1] if len(args) == 2 and isinstance(args[1], (tuple, V.PyList)) else tuple(args[1:])
+    order = [d for d in it.iterate_known(dims, node)] if dims else list(reversed(range(len(shape))))
+    if all(isinstance(d, int) for d in order) and len(order) == len(shape):
+        return V.HostArray(tuple(shape[d] for d in order), arr.dtype, arr.label)
+    return V.HostArray(None, arr.dtype, arr.label)
+
+
+def _size_method(it: Any, args: list, kw: dict, node: Any) -> Any:
+    arr = args[0]
+    shape = it.host_shape(arr, node)
+    if len(args) > 1 and isinstance(args[1], int):
+        return shape[args[1]]
+    return tuple(shape)

@@ -1,0 +1,722 @@
+"""The abstract interpreter: Python AST in, kernel IR out.  It never executes the code.
+
+Known values are computed exactly; unknown input shapes are symbols; `if` on a
+symbolic condition explores both branches and merges them; loops are analysed
+once with a symbolic index unless Python state forces a bounded unrolling.
+A construct without a handler raises `NotUnderstood`, which becomes an NKI902
+diagnostic at its span (in kernel code) and leaves the assigned names unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from typing import Any, Callable
+
+from .. import expr as E
+from .. import ir
+from . import values as V
+from .builder import KernelBuilder
+from .builtins import BUILTINS, BuiltinsMixin
+from .calls import CallsMixin
+from .control import ControlMixin, NoFallthrough, ReturnSignal
+from .hostlib import HostMixin
+from .modules import ModuleIndex, ParsedModule
+from .nki_api import NkiMixin
+from .ops import OpsMixin
+from .tensors import TensorMixin
+
+EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq"})
+STEP_BUDGET = 150_000
+
+
+class BudgetExceeded(Exception):
+    pass
+
+
+class Frame:
+    __slots__ = ("func", "module", "locals", "closure", "pc", "returns", "globals_decl", "nonlocal_decl", "name",
+                 "owner", "kind")
+
+    def __init__(self, func: V.FunctionVal | None, module: V.ModuleVal, closure: tuple = (), name: str = "") -> None:
+        self.func = func
+        self.module = module
+        self.locals: dict = {}
+        self.closure = closure  # enclosing frames' locals, innermost first
+        self.pc: list = []  # path conditions since this frame started
+        self.returns: list = []  # (condition, value)
+        self.globals_decl: set = set()
+        self.nonlocal_decl: set = set()
+        self.name = name
+        self.owner = None  # the class a method was defined in (for super())
+        self.kind = "function"  # function | module | class
+
+
+class Options:
+    """What the front end needs to know (a subset of the verifier's options)."""
+
+    def __init__(self, target: str = "trn2", shapes: dict | None = None, kernels: list | None = None,
+                 unroll_limit: int = 256, nki_version: str | None = None, target_explicit: bool = False) -> None:
+        self.target = target
+        self.target_explicit = target_explicit
+        self.grids: dict = {}
+        self.shapes = shapes or {}  # kernel -> param -> (dims, dtype)
+        self.kernels = kernels  # restrict to these names
+        self.unroll_limit = unroll_limit
+        self.nki_version = nki_version
+
+
+class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, TensorMixin, HostMixin):
+    def __init__(self, index: ModuleIndex, options: Options, oracle: Any, uids: itertools.count | None = None) -> None:
+        self.index = index
+        self.options = options
+        self.oracle = oracle
+        self.uids = uids or itertools.count(1)
+        self.heap = V.Heap()
+        self.frames: list[Frame] = []
+        self.kb: KernelBuilder | None = None
+        self.modules: dict[str, V.ModuleVal] = {}
+        self.parsed: dict[str, ParsedModule] = {}  # by module path
+        self.loop_tracks: list = []
+        self.loop_facts: list = []  # per symbolic loop: BExpr facts about its index
+        self.steps = 0
+        self.launches: list = []  # (KernelVal, args, kwargs, grid, span)
+        self.host_issues: list = []
+        self._lines: dict = {}
+        self.current_stmt: ast.AST | None = None
+        self._invoked: set = set()  # host functions already run (launch discovery)
+        self._host_rank_hints: dict = {}
+        self._rank_overrides: dict = {}  # param -> rank learnt from a RankRetry
+        self._guessed_ranks: dict = {}  # tensor id -> param whose rank was guessed
+        self._exact_params: set = set()
+        self._no_retry = False
+        self._value_params: dict = {}
+
+    # ------------------------------------------------------------------ locations
+    @property
+    def frame(self) -> Frame:
+        return self.frames[-1]
+
+    def module_of_frame(self) -> V.ModuleVal:
+        return self.frame.module
+
+    def span(self, node: ast.AST | None, module: V.ModuleVal | None = None) -> ir.Span:
+        mod = module or (self.frame.module if self.frames else None)
+        path = mod.path if mod else "<unknown>"
+        if node is None or not hasattr(node, "lineno"):
+            node = self.current_stmt
+        if node is None or not hasattr(node, "lineno"):
+            return ir.Span(path, 1, 1, 1, 1)
+        line, end_line = node.lineno, getattr(node, "end_lineno", None) or node.lineno
+        col = self._char_col(path, line, node.col_offset)
+        end_col_b = getattr(node, "end_col_offset", None)
+        end_col = self._char_col(path, end_line, end_col_b) if end_col_b is not None else col + 1
+        return ir.Span(path, line, col + 1, end_line, end_col + 1)
+
+    def _char_col(self, path: str, line: int, byte_col: int) -> int:
+        lines = self._lines.get(path)
+        if lines is None:
+            pm = self.parsed.get(path)
+            lines = pm.source.splitlines() if pm else []
+            self._lines[path] = lines
+        if 0 < line <= len(lines):
+            text = lines[line - 1]
+            if text.isascii():
+                return byte_col
+            return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
+        return byte_col
+
+    # ------------------------------------------------------------------ symbols
+    def ranges(self) -> dict:
+        return self.kb.ranges if self.kb is not None else {}
+
+    def fresh_int(self, label: str, role: str = "unknown", lo: Any = None, hi: Any = None) -> E.Sym:
+        if self.kb is not None:
+            return self.kb.new_sym(label, role, lo, hi)
+        return E.Sym(label, next(self.uids), role)
+
+    def fresh_bool(self, label: str) -> E.BSym:
+        return E.BSym(label, next(self.uids))
+
+    def fresh_seq_var(self) -> E.Sym:
+        return self.fresh_int("k", "seq", 0)
+
+    def is_exec_sym(self, s: Any) -> bool:
+        return getattr(s, "kind", None) in EXEC_ROLES
+
+    # ------------------------------------------------------------------ path conditions
+    def path_cond(self) -> E.BExpr:
+        parts = [c for f in self.frames for c in f.pc]
+        return E.band(*parts) if parts else E.TRUE
+
+    def ctx(self) -> ir.Ctx:
+        kb = self.kb
+        return ir.Ctx(tuple(kb.loop_stack) if kb else (), self.path_cond())
+
+    def decide(self, cond: E.BExpr) -> bool | None:
+        """Settle a condition under the current path, when cheaply possible."""
+        if isinstance(cond, E.BConst):
+            return cond.value
+        if self.kb is None:
+            return None
+        path = self.path_cond()
+        facts = E.band(path, *self.loop_facts)
+        ranges = dict(self.kb.ranges)
+        E.refine_ranges(ranges, facts)
+        return self.oracle.decide(cond, facts, self.kb, ranges)
+
+    def assume(self, cond: E.BExpr, node: ast.AST | None, origin: str = "assert") -> None:
+        """The kernel states `cond` here: a global assumption when it concerns inputs only."""
+        if self.kb is None or cond == E.TRUE:
+            return
+        path = self.path_cond()
+        fact = E.implies(path, cond)
+        if not any(self.is_exec_sym(s) for s in E.free_syms(fact)):
+            self.kb.assume(fact, self.span(node), origin)
+
+    def abort_path(self, node: ast.AST | None, origin: str = "raise") -> None:
+        """This path raises: inputs reaching it are not admissible."""
+        if self.kb is not None:
+            path = self.path_cond()
+            if path == E.TRUE:
+                pass  # the kernel always fails here; nothing admissible reaches later code
+            elif not any(self.is_exec_sym(s) for s in E.free_syms(path)):
+                self.kb.assume(E.bnot(path), self.span(node), origin)
+        raise V.PathAbort()
+
+    def make_check(self, code: str, cond: E.BExpr, message: str, node: ast.AST | None) -> ir.Check:
+        return ir.Check(code, cond, message, self.span(node), self.ctx())
+
+    # ------------------------------------------------------------------ diagnostics
+    def not_understood(self, message: str, node: ast.AST | None) -> None:
+        if self.kb is not None:
+            self.kb.issue("NKI902", message, self.span(node))
+
+    # ------------------------------------------------------------------ names
+    def load_name(self, name: str, node: ast.AST | None = None) -> Any:
+        f = self.frame
+        if name in f.locals:
+            self.track_read(name)
+            return f.locals[name]
+        if name in f.globals_decl:
+            return self._global(name, f, node)
+        for env in f.closure:
+            if name in env:
+                return env[name]
+        return self._global(name, f, node)
+
+    def _global(self, name: str, f: Frame, node: ast.AST | None) -> Any:
+        ns = f.module.namespace
+        if name in ns:
+            return ns[name]
+        if name in BUILTINS:
+            return BUILTINS[name]
+        raise V.NotUnderstood(f"name {name!r} is not defined (or comes from a construct that was not understood)",
+                              node)
+
+    def store_name(self, name: str, value: Any) -> None:
+        f = self.frame
+        if name in f.globals_decl:
+            f.module.namespace[name] = value
+            return
+        if name in f.nonlocal_decl:
+            for env in f.closure:
+                if name in env:
+                    env[name] = value
+                    return
+        f.locals[name] = value
+        self.track_write(name)
+
+    # ------------------------------------------------------------------ expressions
+    def eval(self, node: ast.AST) -> Any:
+        h = _EXPR.get(type(node))
+        if h is None:
+            raise V.NotUnderstood(f"expression {type(node).__name__}", node)
+        return h(self, node)
+
+    def _constant(self, node: ast.Constant) -> Any:
+        return node.value
+
+    def _name(self, node: ast.Name) -> Any:
+        return self.load_name(node.id, node)
+
+    def _attribute(self, node: ast.Attribute) -> Any:
+        return self.get_attr(self.eval(node.value), node.attr, node)
+
+    def _subscript(self, node: ast.Subscript) -> Any:
+        obj = self.eval(node.value)
+        key = self.eval_index(node.slice)
+        return self.get_item(obj, key, node)
+
+    def eval_index(self, node: ast.AST) -> Any:
+        if isinstance(node, ast.Tuple):
+            return tuple(self.eval_index(e) for e in node.elts)
+        if isinstance(node, ast.Slice):
+            lo = self.eval(node.lower) if node.lower is not None else None
+            hi = self.eval(node.upper) if node.upper is not None else None
+            st = self.eval(node.step) if node.step is not None else None
+            return slice(lo, hi, st)
+        return self.eval(node)
+
+    def _slice(self, node: ast.Slice) -> Any:
+        return self.eval_index(node)
+
+    def _binop(self, node: ast.BinOp) -> Any:
+        return self.binop(type(node.op), self.eval(node.left), self.eval(node.right), node)
+
+    def _unaryop(self, node: ast.UnaryOp) -> Any:
+        return self.unop(type(node.op), self.eval(node.operand), node)
+
+    def _boolop(self, node: ast.BoolOp) -> Any:
+        is_and = isinstance(node.op, ast.And)
+        results = []
+        for sub in node.values:
+            v = self.eval(sub)
+            t = self.truth(v)
+            if isinstance(t, bool):
+                if is_and and not t:
+                    return self._fold_boolop(is_and, results, v)
+                if not is_and and t:
+                    return self._fold_boolop(is_and, results, v)
+                results.append((True, v, t))
+                continue
+            results.append((False, v, t))
+        return self._fold_boolop(is_and, results, None)
+
+    def _fold_boolop(self, is_and: bool, results: list, last: Any) -> Any:
+        """Combine `a and b and ...` where some operands are symbolic."""
+        sym = [r for r in results if not r[0]]
+        if not sym:
+            return last if last is not None else (results[-1][1] if results else last)
+        if all(isinstance(r[1], (bool, E.BExpr)) for r in sym) and (last is None or isinstance(last, (bool, E.BExpr))):
+            parts = [r[2] for r in sym] + ([self.as_bexpr(last)] if last is not None else [])
+            parts = [E.bconst(p) if isinstance(p, bool) else p for p in parts]
+            r = E.band(*parts) if is_and else E.bor(*parts)
+            return r.value if isinstance(r, E.BConst) else r
+        # value-returning `x or default` on a symbolic truth: merge
+        out = last if last is not None else results[-1][1]
+        for _known, v, t in reversed(sym):
+            c = t if isinstance(t, E.BExpr) else E.bconst(t)
+            out = self.merge(E.bnot(c) if is_and else c, v, out)
+        return out
+
+    def _compare(self, node: ast.Compare) -> Any:
+        left = self.eval(node.left)
+        result: Any = True
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.eval(comp)
+            r = self.compare(type(op), left, right, node)
+            if isinstance(result, bool) and result:
+                result = r
+            elif isinstance(result, bool):
+                return False
+            else:
+                rb = E.bconst(r) if isinstance(r, bool) else r
+                result = E.band(result, rb) if isinstance(rb, E.BExpr) else result
+            if result is False:
+                return False
+            left = right
+        if isinstance(result, E.BConst):
+            return result.value
+        return result
+
+    def _ifexp(self, node: ast.IfExp) -> Any:
+        c = self.truth(self.eval(node.test))
+        if isinstance(c, bool):
+            return self.eval(node.body if c else node.orelse)
+        d = self.decide(c)
+        if d is not None:
+            return self.eval(node.body if d else node.orelse)
+        self.frame.pc.append(c)
+        try:
+            a = self._eval_or_unknown(node.body)
+        finally:
+            self.frame.pc.pop()
+        self.frame.pc.append(E.bnot(c))
+        try:
+            b = self._eval_or_unknown(node.orelse)
+        finally:
+            self.frame.pc.pop()
+        if a is _DEAD:
+            return b
+        if b is _DEAD:
+            return a
+        return self.merge(c, a, b)
+
+    def _eval_or_unknown(self, node: ast.AST) -> Any:
+        try:
+            return self.eval(node)
+        except V.PathAbort:
+            return _DEAD
+
+    def _tuple(self, node: ast.Tuple) -> Any:
+        return tuple(self._elts(node.elts))
+
+    def _list(self, node: ast.List) -> Any:
+        items = self._elts(node.elts)
+        if isinstance(items, V.SymSeq):
+            return V.PyList(self.heap, [], items)
+        return V.PyList(self.heap, items)
+
+    def _set(self, node: ast.Set) -> Any:
+        return V.PyList(self.heap, self._elts(node.elts))
+
+    def _elts(self, elts: list) -> Any:
+        out: list = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.extend(self.iterate_known(self.eval(e.value), e))
+            else:
+                out.append(self.eval(e))
+        return out
+
+    def _dict(self, node: ast.Dict) -> Any:
+        d = V.PyDict(self.heap)
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                other = self.eval(v)
+                if isinstance(other, V.PyDict):
+                    d.items.update(other.items)
+                continue
+            key = self.hashable_key(self.eval(k))
+            if key is None:
+                raise V.NotUnderstood("a dict key whose value is not known", k)
+            d.items[key] = self.eval(v)
+        return d
+
+    def _joinedstr(self, node: ast.JoinedStr) -> Any:
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                parts.append("{…}")
+        return "".join(parts)
+
+    def _formatted(self, node: ast.FormattedValue) -> Any:
+        return "{…}"
+
+    def _lambda(self, node: ast.Lambda) -> Any:
+        return self.make_function(node, "<lambda>")
+
+    def _namedexpr(self, node: ast.NamedExpr) -> Any:
+        v = self.eval(node.value)
+        self.assign(node.target, v, node)
+        return v
+
+    def _starred(self, node: ast.Starred) -> Any:
+        raise V.NotUnderstood("a starred expression here", node)
+
+    def _call(self, node: ast.Call) -> Any:
+        fn = self.eval(node.func)
+        args: list = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(self.iterate_known(self.eval(a.value), a))
+            else:
+                args.append(self.eval(a))
+        kwargs: dict = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                d = self.eval(kw.value)
+                if isinstance(d, V.PyDict):
+                    for k, v in d.items.items():
+                        if isinstance(k, str):
+                            kwargs[k] = v
+                elif not isinstance(d, V.Unknown):
+                    raise V.NotUnderstood("** of a value that is not a dict", kw.value)
+            else:
+                kwargs[kw.arg] = self.eval(kw.value)
+        return self.call_value(fn, args, kwargs, node)
+
+    def _comprehension(self, node: Any) -> Any:
+        return self.comprehension(node)
+
+    def _await(self, node: ast.AST) -> Any:
+        raise V.NotUnderstood("await / yield in analysed code", node)
+
+    # ------------------------------------------------------------------ statements
+    def exec_block(self, stmts: list) -> None:
+        for st in stmts:
+            self.exec_stmt(st)
+
+    def exec_stmt(self, st: ast.stmt) -> None:
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise BudgetExceeded()
+        prev = self.current_stmt
+        self.current_stmt = st
+        try:
+            h = _STMT.get(type(st))
+            if h is None:
+                raise V.NotUnderstood(f"statement {type(st).__name__}", st)
+            h(self, st)
+        except V.NotUnderstood as exc:
+            if not exc.silent:
+                self.not_understood(exc.message, exc.node or st)
+            self.havoc_targets(st)
+        except RecursionError:
+            self.not_understood("nesting too deep to follow", st)
+            self.havoc_targets(st)
+        finally:
+            self.current_stmt = prev
+
+    def havoc_targets(self, st: ast.stmt) -> None:
+        """After a statement that was not understood, what it assigns is unknown."""
+        targets: list = []
+        if isinstance(st, (ast.Assign,)):
+            targets = st.targets
+        elif isinstance(st, (ast.AugAssign, ast.AnnAssign)):
+            targets = [st.target]
+        elif isinstance(st, (ast.For, ast.AsyncFor)):
+            targets = [st.target]
+        for t in targets:
+            for name in _target_names(t):
+                try:
+                    self.store_name(name, V.Unknown(f"{name} (line {st.lineno}, not understood)", self.span(st)))
+                except Exception:  # noqa: BLE001 - havoc is best effort
+                    pass
+
+    def _expr_stmt(self, st: ast.Expr) -> None:
+        if isinstance(st.value, ast.Constant):
+            return  # docstring
+        self.eval(st.value)
+
+    def _assign(self, st: ast.Assign) -> None:
+        v = self.eval(st.value)
+        for t in st.targets:
+            self.assign(t, v, st)
+
+    def _annassign(self, st: ast.AnnAssign) -> None:
+        if st.value is not None:
+            self.assign(st.target, self.eval(st.value), st)
+
+    def _augassign(self, st: ast.AugAssign) -> None:
+        t = st.target
+        if isinstance(t, ast.Name):
+            cur = self.load_name(t.id, t)
+            new = self.augmented(type(st.op), cur, self.eval(st.value), st)
+            self.store_name(t.id, new)
+        elif isinstance(t, ast.Attribute):
+            obj = self.eval(t.value)
+            cur = self.get_attr(obj, t.attr, t)
+            self.set_attr(obj, t.attr, self.augmented(type(st.op), cur, self.eval(st.value), st), t)
+        elif isinstance(t, ast.Subscript):
+            obj = self.eval(t.value)
+            key = self.eval_index(t.slice)
+            rhs = self.eval(st.value)
+            if isinstance(obj, V.TensorVal):
+                self.tensor_augassign(obj, key, type(st.op), rhs, st)
+                return
+            cur = self.get_item(obj, key, t)
+            self.set_item(obj, key, self.augmented(type(st.op), cur, rhs, st), t)
+        else:
+            raise V.NotUnderstood("augmented assignment target", st)
+
+    def augmented(self, op: type, cur: Any, rhs: Any, node: ast.AST) -> Any:
+        if isinstance(cur, V.PyList) and op is ast.Add:
+            for item in self.iterate_known(rhs, node):
+                cur.append(item)
+            return cur
+        return self.binop(op, cur, rhs, node)
+
+    def assign(self, target: ast.AST, value: Any, node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.store_name(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            self._unpack(target.elts, value, node)
+        elif isinstance(target, ast.Attribute):
+            self.set_attr(self.eval(target.value), target.attr, value, target)
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value)
+            self.set_item(obj, self.eval_index(target.slice), value, target)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, value, node)
+        else:
+            raise V.NotUnderstood(f"assignment to {type(target).__name__}", target)
+
+    def _unpack(self, elts: list, value: Any, node: ast.AST) -> None:
+        star = [i for i, e in enumerate(elts) if isinstance(e, ast.Starred)]
+        if isinstance(value, V.Unknown):
+            for e in elts:
+                self.assign(e, value, node)
+            return
+        if isinstance(value, V.GuessedShape) and not star and len(value) != len(elts):
+            raise V.RankRetry(value.param, len(elts))
+        items = self.iterate_known(value, node, expect=None if star else len(elts))
+        if star:
+            i = star[0]
+            n_after = len(elts) - i - 1
+            if len(items) < len(elts) - 1:
+                raise V.NotUnderstood("not enough values to unpack", node)
+            head, mid, tail = items[:i], items[i:len(items) - n_after], items[len(items) - n_after:]
+            for e, v in zip(elts[:i], head):
+                self.assign(e, v, node)
+            self.assign(elts[i].value, V.PyList(self.heap, mid), node)
+            for e, v in zip(elts[i + 1:], tail):
+                self.assign(e, v, node)
+            return
+        if len(items) != len(elts):
+            raise V.NotUnderstood(f"cannot unpack {len(items)} values into {len(elts)} names", node)
+        for e, v in zip(elts, items):
+            self.assign(e, v, node)
+
+    def _pass(self, st: ast.stmt) -> None:
+        return None
+
+    def _delete(self, st: ast.Delete) -> None:
+        for t in st.targets:
+            if isinstance(t, ast.Name):
+                self.frame.locals.pop(t.id, None)
+            elif isinstance(t, ast.Subscript):
+                obj = self.eval(t.value)
+                if isinstance(obj, V.PyDict):
+                    k = self.hashable_key(self.eval_index(t.slice))
+                    if k in obj.items:
+                        obj.delete(k)
+
+    def _global_stmt(self, st: ast.Global) -> None:
+        self.frame.globals_decl.update(st.names)
+
+    def _nonlocal_stmt(self, st: ast.Nonlocal) -> None:
+        self.frame.nonlocal_decl.update(st.names)
+
+    def _assert(self, st: ast.Assert) -> None:
+        try:
+            cond = self.truth(self.eval(st.test))
+        except V.NotUnderstood as exc:
+            self.not_understood(exc.message, exc.node or st)
+            return
+        self.assert_cond(cond, st)
+
+    def assert_cond(self, cond: Any, node: ast.AST) -> None:
+        """An assert (or an assertion helper): its condition is an assumption from here on."""
+        if cond is True:
+            return
+        if cond is False:
+            self.abort_path(node, "assert")
+        c = cond if isinstance(cond, E.BExpr) else E.bconst(bool(cond))
+        d = self.decide(c)
+        if d is True:
+            return
+        if d is False:
+            self.abort_path(node, "assert")
+        self.assume(c, node, "assert")
+        self.frame.pc.append(c)
+
+    def _raise(self, st: ast.Raise) -> None:
+        self.abort_path(st, "raise")
+
+    def _return(self, st: ast.Return) -> None:
+        v = self.eval(st.value) if st.value is not None else None
+        raise ReturnSignal(v)
+
+    def _import(self, st: ast.Import) -> None:
+        self.do_import(st)
+
+    def _importfrom(self, st: ast.ImportFrom) -> None:
+        self.do_import_from(st)
+
+    def _functiondef(self, st: ast.FunctionDef) -> None:
+        fn = self.make_function(st, st.name)
+        value = self.apply_decorators(fn, st)
+        self.store_name(st.name, value)
+
+    def _classdef(self, st: ast.ClassDef) -> None:
+        self.store_name(st.name, self.make_class(st))
+
+    def _with(self, st: ast.With) -> None:
+        for item in st.items:
+            v = self.eval(item.context_expr)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, v, st)
+        self.exec_block(st.body)
+
+    def _try(self, st: Any) -> None:
+        # the analysed code is assumed not to raise on admissible inputs: follow the body and finally
+        try:
+            self.exec_block(st.body)
+            self.exec_block(st.orelse)
+        finally:
+            self.exec_block(st.finalbody)
+
+    def _match(self, st: ast.AST) -> None:
+        raise V.NotUnderstood("match statements", st)
+
+
+_DEAD = object()
+
+
+def _target_names(t: ast.AST) -> list:
+    if isinstance(t, ast.Name):
+        return [t.id]
+    if isinstance(t, (ast.Tuple, ast.List)):
+        return [n for e in t.elts for n in _target_names(e)]
+    if isinstance(t, ast.Starred):
+        return _target_names(t.value)
+    return []
+
+
+_EXPR: dict[type, Callable] = {
+    ast.Constant: Interpreter._constant,
+    ast.Name: Interpreter._name,
+    ast.Attribute: Interpreter._attribute,
+    ast.Subscript: Interpreter._subscript,
+    ast.BinOp: Interpreter._binop,
+    ast.UnaryOp: Interpreter._unaryop,
+    ast.BoolOp: Interpreter._boolop,
+    ast.Compare: Interpreter._compare,
+    ast.IfExp: Interpreter._ifexp,
+    ast.Tuple: Interpreter._tuple,
+    ast.List: Interpreter._list,
+    ast.Set: Interpreter._set,
+    ast.Dict: Interpreter._dict,
+    ast.JoinedStr: Interpreter._joinedstr,
+    ast.FormattedValue: Interpreter._formatted,
+    ast.Lambda: Interpreter._lambda,
+    ast.NamedExpr: Interpreter._namedexpr,
+    ast.Starred: Interpreter._starred,
+    ast.Call: Interpreter._call,
+    ast.ListComp: Interpreter._comprehension,
+    ast.GeneratorExp: Interpreter._comprehension,
+    ast.SetComp: Interpreter._comprehension,
+    ast.DictComp: Interpreter._comprehension,
+    ast.Slice: Interpreter._slice,
+    ast.Await: Interpreter._await,
+    ast.Yield: Interpreter._await,
+    ast.YieldFrom: Interpreter._await,
+}
+
+_STMT: dict[type, Callable] = {
+    ast.Expr: Interpreter._expr_stmt,
+    ast.Assign: Interpreter._assign,
+    ast.AnnAssign: Interpreter._annassign,
+    ast.AugAssign: Interpreter._augassign,
+    ast.Pass: Interpreter._pass,
+    ast.Delete: Interpreter._delete,
+    ast.Global: Interpreter._global_stmt,
+    ast.Nonlocal: Interpreter._nonlocal_stmt,
+    ast.Assert: Interpreter._assert,
+    ast.Raise: Interpreter._raise,
+    ast.Return: Interpreter._return,
+    ast.Import: Interpreter._import,
+    ast.ImportFrom: Interpreter._importfrom,
+    ast.FunctionDef: Interpreter._functiondef,
+    ast.AsyncFunctionDef: Interpreter._functiondef,
+    ast.ClassDef: Interpreter._classdef,
+    ast.With: Interpreter._with,
+    ast.AsyncWith: Interpreter._with,
+    ast.Try: Interpreter._try,
+    ast.If: ControlMixin.exec_if,
+    ast.For: ControlMixin.exec_for,
+    ast.AsyncFor: ControlMixin.exec_for,
+    ast.While: ControlMixin.exec_while,
+    ast.Break: ControlMixin.exec_break,
+    ast.Continue: ControlMixin.exec_continue,
+}
+if hasattr(ast, "TryStar"):
+    _STMT[ast.TryStar] = Interpreter._try
+if hasattr(ast, "Match"):
+    _STMT[ast.Match] = Interpreter._match
+
+__all__ = ["Interpreter", "Options", "Frame", "BudgetExceeded", "NoFallthrough", "KernelBuilder", "ModuleIndex"]

@@ -1,0 +1,186 @@
+"""Finding and reading the modules of the analysed project (never importing them).
+
+A file's package is found by walking up `__init__.py` directories; absolute
+imports are resolved against that package root, the file's own directory
+(scripts that import their siblings) and a `src/` layout next to a
+`pyproject.toml`.  Relative imports are resolved from the file's package.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+NKI_ROOTS = ("nki", "neuronxcc")
+FRAMEWORK_NKI = {
+    "torch_neuronx": {"nki_jit": "nki_jit", "nki_op": "nki_op"},
+    "torch_neuronx.xla_impl.ops": {"nki_jit": "nki_jit"},
+    "jax_neuronx": {"nki_call": "nki_call"},
+}
+
+
+@dataclass
+class ParsedModule:
+    path: str
+    name: str  # dotted module name (best effort)
+    package: str  # dotted package for relative imports
+    source: str
+    tree: ast.Module | None
+    error: SyntaxError | None = None
+
+
+@dataclass
+class SourceSet:
+    """Where sources come from: open editor buffers first, then the file system."""
+
+    overlays: Mapping[str, str] = field(default_factory=dict)
+    reader: Callable[[str], str | None] | None = None
+
+    def read(self, path: str) -> str | None:
+        ap = os.path.abspath(path)
+        if ap in self.overlays:
+            return self.overlays[ap]
+        if path in self.overlays:
+            return self.overlays[path]
+        if self.reader is not None:
+            return self.reader(ap)
+        try:
+            with open(ap, encoding="utf-8") as f:
+                return f.read()
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def exists(self, path: str) -> bool:
+        ap = os.path.abspath(path)
+        return ap in self.overlays or os.path.isfile(ap)
+
+
+def package_root(path: str) -> tuple[str, str]:
+    """(root directory, dotted module name) for a file, following the __init__.py chain."""
+    d = os.path.dirname(os.path.abspath(path))
+    base = os.path.splitext(os.path.basename(path))[0]
+    parts = [] if base == "__init__" else [base]
+    while os.path.isfile(os.path.join(d, "__init__.py")):
+        parts.insert(0, os.path.basename(d))
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return d, ".".join(parts)
+
+
+def _project_roots(path: str) -> list[str]:
+    """Extra absolute-import roots: src/ layouts next to a pyproject.toml found walking up."""
+    out = []
+    d = os.path.dirname(os.path.abspath(path))
+    for _ in range(12):
+        if os.path.isfile(os.path.join(d, "pyproject.toml")) or os.path.isfile(os.path.join(d, "setup.py")):
+            out.append(d)
+            src = os.path.join(d, "src")
+            if os.path.isdir(src):
+                out.append(src)
+                # src/<dist>/<package> layouts (e.g. src/nkilib_src/nkilib)
+                try:
+                    for entry in sorted(os.listdir(src)):
+                        sub = os.path.join(src, entry)
+                        if os.path.isdir(sub) and not os.path.isfile(os.path.join(sub, "__init__.py")):
+                            out.append(sub)
+                except OSError:
+                    pass
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return out
+
+
+class ModuleIndex:
+    """Parses and caches the project's modules for one analysis."""
+
+    def __init__(self, sources: SourceSet, entry_path: str) -> None:
+        self.sources = sources
+        self.entry_path = os.path.abspath(entry_path)
+        root, _ = package_root(entry_path)
+        self.roots = [root, os.path.dirname(self.entry_path)] + _project_roots(entry_path)
+        self._cache: dict[str, ParsedModule] = {}
+        self.read_paths: list[str] = []  # every project file read (for cache keys)
+
+    def parse(self, path: str, source: str | None = None) -> ParsedModule | None:
+        ap = os.path.abspath(path)
+        if ap in self._cache:
+            return self._cache[ap]
+        text = source if source is not None else self.sources.read(ap)
+        if text is None:
+            return None
+        if ap not in self.read_paths:
+            self.read_paths.append(ap)
+        _, name = package_root(ap)
+        is_pkg = os.path.basename(ap) == "__init__.py"
+        package = name if is_pkg else name.rpartition(".")[0]
+        try:
+            tree = ast.parse(text, filename=ap, type_comments=False)
+            pm = ParsedModule(ap, name, package, text, tree)
+        except (SyntaxError, ValueError) as exc:
+            err = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc))
+            pm = ParsedModule(ap, name, package, text, None, err)
+        self._cache[ap] = pm
+        return pm
+
+    def resolve(self, dotted: str, level: int = 0, importer: ParsedModule | None = None) -> str | None:
+        """The file of a project module, or None when it is not part of the project."""
+        if level:
+            if importer is None:
+                return None
+            base = importer.package.split(".") if importer.package else []
+            if level - 1 > len(base):
+                return None
+            base = base[: len(base) - (level - 1)]
+            importer_dir = os.path.dirname(importer.path)
+            up = importer_dir
+            for _ in range(level - 1):
+                up = os.path.dirname(up)
+            rel = dotted.split(".") if dotted else []
+            return self._find(up, rel)
+        head = dotted.split(".")[0]
+        if head in NKI_ROOTS:
+            return None
+        for root in self.roots:
+            hit = self._find(root, dotted.split("."))
+            if hit:
+                return hit
+        return None
+
+    def _find(self, root: str, parts: list[str]) -> str | None:
+        if not parts:
+            init = os.path.join(root, "__init__.py")
+            return init if self.sources.exists(init) else None
+        p = os.path.join(root, *parts)
+        if self.sources.exists(p + ".py"):
+            return p + ".py"
+        init = os.path.join(p, "__init__.py")
+        if self.sources.exists(init):
+            return init
+        return None
+
+
+def nki_api_path(dotted: str) -> tuple[str, str] | None:
+    """(canonical API path, dialect) for an NKI module path, else None.
+
+    `neuronxcc.nki.language` -> ("language", "beta1"); `nki.isa.constants` -> ("isa", "beta2").
+    """
+    parts = dotted.split(".")
+    if parts[0] == "neuronxcc":
+        if len(parts) == 1:
+            return ("neuronxcc", "beta1")
+        if parts[1] != "nki":
+            return None
+        dialect, rest = "beta1", parts[2:]
+    elif parts[0] == "nki":
+        dialect, rest = "beta2", parts[1:]
+    else:
+        return None
+    rest = [p for p in rest if p not in ("constants", "_private", "compat")]
+    return (".".join(rest), dialect)

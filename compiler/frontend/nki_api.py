@@ -1,0 +1,734 @@
+"""The NKI API as the front end sees it: `nki` / `neuronxcc.nki` modules, constants, calls.
+
+Calls of instructions are driven by `compiler.spec`: the signature binds the
+arguments, the operand table says which are tensors and how they are accessed,
+and the result description shapes the tile a value-returning form creates.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .. import expr as E
+from .. import ir
+from .. import spec
+from ..spec import dtypes as D
+from ..spec.schema import MISSING as SPEC_MISSING
+from ..spec.targets import get_target, tile_size
+from . import values as V
+from .builtins import make_range
+
+BUFFERS = {"sbuf": ir.SBUF, "psum": ir.PSUM, "hbm": ir.HBM, "shared_hbm": ir.SHARED_HBM,
+           "private_hbm": ir.PRIVATE_HBM}
+ISA_ENUMS = {
+    "engine": ("tensor", "scalar", "gpsimd", "dma", "vector", "sync", "unknown", "activation", "pool"),
+    "reduce_cmd": ("idle", "reset", "reduce", "reset_reduce", "load_reduce"),
+    "dge_mode": ("unknown", "swdge", "hwdge", "none"),
+    "oob_mode": ("error", "skip"),
+    "matmul_perf_mode": ("none", "double_row", "double_row_gen3", "double_row_gen4"),
+    "nc_version": ("gen2", "gen3", "gen4"),
+    "dma_engine": ("dma", "gpsimd_dma"),
+}
+DEPRECATED_ENGINES = {"tensor_engine": "tensor", "vector_engine": "vector", "scalar_engine": "scalar",
+                      "gpsimd_engine": "gpsimd", "unknown_engine": "unknown"}
+LOOP_KINDS = {"affine_range", "sequential_range", "static_range", "dynamic_range", "tile_range"}
+KERNEL_WRAPPERS = {"jit", "baremetal", "benchmark", "profile", "trace", "nki_jit", "simulate"}
+TYPING_NAMES = {"tensor", "tile", "NkiTensor", "ndarray", "NKIObject", "VirtualRegister", "NkiInstruction"}
+ALLOC_FUNCS = {"ndarray", "zeros", "ones", "full", "rand", "zeros_like", "empty_like", "shared_identity_matrix",
+               "shared_constant"}
+GEN = {2: "gen2", 3: "gen3", 4: "gen4"}
+
+
+class NkiMixin:
+    # ------------------------------------------------------------------ attributes
+    def api_attr(self, obj: V.ApiVal, name: str, node: ast.AST | None) -> Any:
+        path, d = obj.path, obj.dialect
+        if path == "neuronxcc":
+            return V.ApiVal("", "beta1") if name == "nki" else V.ExternalVal(f"neuronxcc.{name}")
+        full = f"{path}.{name}" if path else name
+        if path in ("language", "") and D.canonical(name) is not None and name not in ("float", "int", "bool"):
+            return V.DTypeVal(D.canonical(name))
+        if path == "language":
+            if name in BUFFERS:
+                return V.BufferVal(BUFFERS[name])
+            if name == "mgrid":
+                return V.MGridVal(d)
+            if name in ("fp32", "bfp16"):
+                return V.ApiVal(full, d)
+        if path == "language.tile_size":
+            consts = tile_size(get_target(self.options.target))
+            if name in consts:
+                return consts[name]
+            raise V.NotUnderstood(f"nl.tile_size.{name} is not a known constant", node)
+        if path in ("language.fp32", "isa.fp32", "language.bfp16") and name == "min":
+            return -3.4028234663852886e38
+        if path == "isa":
+            if name in DEPRECATED_ENGINES:
+                return V.ApiVal(f"isa.engine.{DEPRECATED_ENGINES[name]}", d)
+            if name == "constants":
+                return obj
+        if path.startswith("isa.") and path[4:] in ISA_ENUMS:
+            if name not in ISA_ENUMS[path[4:]] and not name.startswith("_"):
+                raise V.NotUnderstood(f"{path}.{name} is not a member of {path}", node)
+        return V.ApiVal(full, d)
+
+    def api_getitem(self, obj: V.ApiVal, key: Any, node: ast.AST | None) -> Any:
+        return obj  # typing generics such as nt.tensor[...]
+
+    def api_dtype(self, v: Any) -> str | None:
+        """The canonical dtype a value denotes, or None."""
+        if isinstance(v, V.DTypeVal):
+            return v.name
+        if isinstance(v, V.ApiVal):
+            return D.canonical(v.spec_name)
+        if isinstance(v, V.ExternalVal):
+            return D.canonical(v.path)
+        if isinstance(v, str):
+            return D.canonical(v)
+        if isinstance(v, V.Builtin) and v.name in ("float", "int", "bool"):
+            return D.canonical(v.name)
+        return None
+
+    def api_equal(self, a: Any, b: Any) -> Any:
+        da, db = self.api_dtype(a), self.api_dtype(b)
+        if isinstance(a, V.DTypeVal) or isinstance(b, V.DTypeVal):
+            unknown_a = isinstance(a, V.DTypeVal) and a.name.startswith("?")
+            if unknown_a or isinstance(b, V.DTypeVal) and b.name.startswith("?"):
+                if isinstance(a, V.DTypeVal) and isinstance(b, V.DTypeVal) and a.name == b.name:
+                    return True
+                return self.fresh_bool("<dtype of an input>")
+            if da is not None and db is not None:
+                return da == db
+        if isinstance(a, V.BufferVal) and isinstance(b, V.BufferVal):
+            return a.name == b.name
+        if isinstance(a, V.ApiVal) and isinstance(b, V.ApiVal):
+            return a.path == b.path
+        if isinstance(a, V.EnumMember) and isinstance(b, V.EnumMember):
+            return a == b
+        return False
+
+    # ------------------------------------------------------------------ calls
+    def call_api(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        path = fn.path
+        name = fn.spec_name
+        if path in KERNEL_WRAPPERS or path.startswith("compiler."):
+            return self._wrap_kernel(fn, args, kwargs, node)
+        if path in ("simulate_kernel", "nki_call"):
+            return self._launch_call(fn, args, kwargs, node)
+        if path in ("FrameworkKernel", "nki_op") or path.startswith("typing") or path.startswith("collectives"):
+            if path.startswith("collectives") and self.kb is not None:
+                raise V.NotUnderstood(f"nki.{path} (collectives) is not modelled", node)
+            return V.Unknown(f"nki.{path}")
+        if path.startswith("isa.") and path.count(".") == 1 and name in ISA_ENUMS:
+            return V.ApiVal(f"isa.{name}.{args[0]}" if args and isinstance(args[0], str) else path, fn.dialect)
+        handler = _API_CALLS.get(path)
+        if handler is not None:
+            return handler(self, fn, args, kwargs, node)
+        if path.startswith("language.") and name in LOOP_KINDS:
+            return make_range(self, args, name, fn.dialect, node)
+        ins = spec.find(path)
+        if ins is not None:
+            if self.kb is None:
+                return V.Unknown(f"result of nki.{path} outside a kernel")
+            return self.emit_instruction(ins, fn.dialect, args, kwargs, node)
+        if self.kb is None:
+            return V.Unknown(f"nki.{path}")
+        raise V.NotUnderstood(f"the NKI API nki.{path} is not modelled by the verifier", node)
+
+    def _wrap_kernel(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        target = args[0] if args else kwargs.get("kernel", kwargs.get("func"))
+        if target is None:
+            return V.DecoratorFactory(fn.path, fn.dialect, dict(kwargs))  # nki.jit(mode=...)
+        if isinstance(target, V.KernelVal):
+            return target
+        if isinstance(target, V.FunctionVal):
+            target.kernel = True
+            return V.KernelVal(target, via=fn.path, dialect=fn.dialect)
+        if isinstance(target, V.Unknown):
+            return target
+        return fn
+
+    def _launch_call(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        if not args:
+            return V.Unknown("launch")
+        k = args[0]
+        if isinstance(k, V.FunctionVal):
+            k.kernel = True
+            k = V.KernelVal(k, via=fn.path, dialect=fn.dialect)
+        if not isinstance(k, V.KernelVal):
+            return V.Unknown("launch of an unknown kernel")
+        grid = kwargs.pop("grid", None)
+        kwargs.pop("out_shape", None)
+        if grid is not None:
+            grid = tuple(self.iterate_known(grid, node)) if not isinstance(grid, tuple) else grid
+            k = V.KernelVal(k.func, grid=grid, via=k.via, dialect=k.dialect)
+        return self.call_kernel(k, list(args[1:]), kwargs, node)
+
+    def call_kernel(self, k: V.KernelVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        if self.kb is None:
+            self.launches.append((k, list(args), dict(kwargs), self.span(node)))
+            return V.Unknown(f"output of kernel {k.func.name}")
+        # a kernel called from a kernel is a sub-kernel: analysed in the caller's context
+        return self.invoke(k.func, args, kwargs, node)
+
+    # ------------------------------------------------------------------ SPMD
+    def _program_id(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        axis = args[0] if args else kwargs.get("axis", 0)
+        if not isinstance(axis, int):
+            raise V.NotUnderstood("program_id() of an axis that is not a known integer", node)
+        return self.program_id(axis, node)
+
+    def program_id(self, axis: int, node: ast.AST | None) -> E.Expr:
+        kb = self.kb
+        if kb is None:
+            return self.fresh_int(f"program_id({axis})")
+        if axis in kb.pids:
+            return kb.pids[axis]
+        hi = None
+        if kb.grid is not None and axis < len(kb.grid):
+            hi = kb.grid[axis]
+        else:
+            hi = self.grid_size(axis)
+        s = kb.new_sym(f"program_id({axis})", "pid", 0, hi)
+        kb.pids[axis] = s
+        return s
+
+    def grid_size(self, axis: int) -> E.IntLike:
+        kb = self.kb
+        if kb.grid is not None and axis < len(kb.grid):
+            return kb.grid[axis]
+        key = f"grid[{axis}]"
+        for info in kb.symbols:
+            if info.label == key:
+                return info.sym
+        if kb.dialect == ir.B2:
+            lnc = get_target(self.options.target).lnc_max
+            return kb.new_sym(key, "grid", 1, lnc + 1)
+        return kb.new_sym(key, "grid", 1)
+
+    def _num_programs(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        axes = args[0] if args else kwargs.get("axes", 0 if fn.dialect == ir.B2 else None)
+        if self.kb is None:
+            return self.fresh_int("num_programs")
+        if axes is None:
+            if self.kb.grid is None:
+                return self.grid_size(0)
+            out: E.IntLike = 1
+            for g in self.kb.grid:
+                out = E.lower(E.mul(out, g))
+            return out
+        if isinstance(axes, tuple):
+            out = 1
+            for a in axes:
+                out = E.lower(E.mul(out, self.grid_size(a)))
+            return out
+        if isinstance(axes, int):
+            return self.grid_size(axes)
+        raise V.NotUnderstood("num_programs() of axes that are not known", node)
+
+    def _program_ndim(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        if self.kb is not None and self.kb.grid is not None:
+            return len(self.kb.grid)
+        return self.fresh_int("program_ndim()", "unknown", 0, 4)
+
+    # ------------------------------------------------------------------ index helpers
+    def _arange(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        if len(args) == 1:
+            start, stop = 0, self.as_int(args[0], "an arange bound")
+        elif len(args) >= 2:
+            start, stop = self.as_int(args[0]), self.as_int(args[1])
+        else:
+            raise V.NotUnderstood("nl.arange() without arguments", node)
+        size = E.lower(E.sub(stop, start))
+        var = self.new_iota(size, node)
+        return V.IndexGrid(E.add(var.var, start), (size,), (var,))
+
+    def new_iota(self, size: E.IntLike, node: ast.AST | None, name: str | None = None) -> ir.Iota:
+        st = self.current_stmt
+        line = getattr(node, "lineno", 0)
+        if name is None:
+            label = f"arange({E.short(E.lift(size))})@{line}"
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+                v = st.value.value if isinstance(st.value, ast.Subscript) else st.value
+                target = st.targets[0].id
+                label = target if isinstance(v, ast.Call) else f"arange({E.short(E.lift(size))}) in {target}"
+        else:
+            label = name
+        if self.kb is not None:
+            n = sum(1 for s in self.kb.symbols if s.label.startswith(label))
+            if n:
+                label = f"{label}.{n}"
+        s = self.fresh_int(label, "iota", 0, size)
+        return ir.Iota(s, E.lift(size))
+
+    def mgrid_getitem(self, obj: V.MGridVal, key: Any, node: ast.AST | None) -> Any:
+        keys = key if isinstance(key, tuple) else (key,)
+        sizes, starts = [], []
+        for k in keys:
+            if not isinstance(k, slice) or k.step not in (None, 1):
+                raise V.NotUnderstood("nl.mgrid needs start:stop slices", node)
+            lo = 0 if k.start is None else self.as_int(k.start)
+            hi = self.as_int(k.stop)
+            sizes.append(E.lower(E.sub(hi, lo)))
+            starts.append(lo)
+        shape = tuple(sizes)
+        grids = []
+        st = self.current_stmt
+        names: list = []
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], (ast.Tuple, ast.List)):
+            names = [e.id if isinstance(e, ast.Name) else None for e in st.targets[0].elts]
+        for j, (lo, n) in enumerate(zip(starts, sizes)):
+            nm = names[j] if j < len(names) and names[j] else f"mgrid@{getattr(node, 'lineno', 0)}[{j}]"
+            it = self.new_iota(n, node, nm if lo == 0 else f"{nm} - {lo}")
+            grids.append(V.IndexGrid(E.add(it.var, lo), shape, (it,)))
+        return V.GridTuple(tuple(grids)) if len(grids) > 1 else grids[0]
+
+    def grid_getitem(self, g: V.IndexGrid, key: Any, node: ast.AST | None) -> Any:
+        keys = key if isinstance(key, tuple) else (key,)
+        dims = list(g.shape)
+        out, i = [], 0
+        for k in keys:
+            if k is None:
+                out.append(1)
+            elif isinstance(k, slice) and k.start is None and k.stop is None and k.step is None:
+                if i >= len(dims):
+                    raise V.NotUnderstood("too many ':' when reshaping an index grid", node)
+                out.append(dims[i])
+                i += 1
+            elif k is Ellipsis:
+                out.extend(dims[i:])
+                i = len(dims)
+            else:
+                raise V.NotUnderstood("indexing an nl.arange grid with something other than ':' and None", node)
+        out.extend(dims[i:])
+        return V.IndexGrid(g.expr, tuple(out), g.iotas)
+
+    def _ds(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        start = args[0] if args else kwargs["start"]
+        size = args[1] if len(args) > 1 else kwargs["size"]
+        if isinstance(start, V.Register) or isinstance(start, V.TensorVal):
+            return ("ds_dynamic", start, self.as_int(size))
+        s = self.as_int(start, "nl.ds start")
+        return slice(s, E.lower(E.add(s, self.as_int(size, "nl.ds size"))), None)
+
+    def _par_dim(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        return V.ParDim(args[0])
+
+    def _nc(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        return self.as_int(args[0])
+
+    def _spmd_dim(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        out: E.IntLike = 1
+        for a in args:
+            out = E.lower(E.mul(out, self.as_int(a)))
+        return out
+
+    def _no_reorder(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        return V.ContextManagerVal("no_reorder")
+
+    def _identity(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        return args[0] if args else None
+
+    def _buffer_pred(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        b = args[0] if args else None
+        name = b.name if isinstance(b, V.BufferVal) else None
+        if name is None:
+            return self.fresh_bool("<buffer predicate>")
+        return {"is_hbm": name in ir.HBM_KINDS, "is_sbuf": name == ir.SBUF, "is_psum": name == ir.PSUM,
+                "is_on_chip": name in ir.ON_CHIP}[fn.spec_name]
+
+    def _nc_version(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        return V.ApiVal(f"isa.nc_version.{GEN[get_target(self.options.target).gen]}", fn.dialect)
+
+    def _sub_version(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        return self.fresh_int("<nc sub-version>", "unknown", 0, 2)
+
+    def _register_alloc(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        x = args[0] if args else kwargs.get("x")
+        known = self.as_int(x) if x is not None and not isinstance(x, V.TensorVal) else None
+        return V.Register(self.fresh_int(f"register@{getattr(node, 'lineno', 0)}", "register"), known)
+
+    def _register_move(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        return None
+
+    def _fori_loop(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        lower = args[0] if args else kwargs["lower"]
+        upper = args[1] if len(args) > 1 else kwargs["upper"]
+        body = args[2] if len(args) > 2 else kwargs["body_fun"]
+        step = args[3] if len(args) > 3 else kwargs.get("step", 1)
+        if self.kb is None:
+            return None
+        lo = lower.sym if isinstance(lower, V.Register) else self.as_int(lower)
+        hi = upper.sym if isinstance(upper, V.Register) else self.as_int(upper)
+        var, loop = self.open_loop("dynamic_range", lo, hi, step, node, None, "beta2")
+        try:
+            self.call_value(body, [V.Register(var)], {}, node)
+        finally:
+            self.close_loop(loop)
+        return None
+
+    def _while_loop(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        body = args[1] if len(args) > 1 else kwargs["body_fun"]
+        if self.kb is None:
+            return None
+        var, loop = self.open_loop("dynamic_while", 0, self.fresh_int("<while_loop trip count>"), 1, node, None,
+                                   "beta2")
+        try:
+            self.call_value(body, [], {}, node)
+        finally:
+            self.close_loop(loop)
+        return None
+
+    def dynamic_while_done(self, st: ast.AST, reg: V.Register) -> None:
+        return None
+
+    def _opaque(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        return V.Unknown(f"nki.{fn.path}")
+
+    # ------------------------------------------------------------------ instructions
+    def emit_instruction(self, ins: Any, dialect: str, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        form, bound = self.bind_call(ins, dialect, args, kwargs, node)
+        phis = [(k, v) for k, v in bound.items() if isinstance(v, V.Phi) and ins.operand(k) is not None]
+        if phis:
+            return self._fork_on_phi(ins, dialect, args, kwargs, node, phis[0])
+        return self.instruction_from_binding(ins, form, bound, node)
+
+    def _fork_on_phi(self, ins: Any, dialect: str, args: list, kwargs: dict, node: ast.AST | None,
+                     phi: tuple) -> Any:
+        name, p = phi
+
+        def with_side(v: Any) -> tuple:
+            a2 = [v if x is p else x for x in args]
+            k2 = {k: (v if x is p else x) for k, x in kwargs.items()}
+            return a2, k2
+
+        f = self.frame
+        f.pc.append(p.cond)
+        try:
+            a2, k2 = with_side(p.a)
+            ra = self.emit_instruction(ins, dialect, a2, k2, node)
+        finally:
+            f.pc.pop()
+        f.pc.append(E.bnot(p.cond))
+        try:
+            a2, k2 = with_side(p.b)
+            rb = self.emit_instruction(ins, dialect, a2, k2, node)
+        finally:
+            f.pc.pop()
+        return self.merge(p.cond, ra, rb)
+
+    def bind_call(self, ins: Any, dialect: str, args: list, kwargs: dict, node: ast.AST | None) -> tuple:
+        """(form, {param: value}) for a call, choosing the signature the call matches."""
+        forms = []
+        if dialect == ir.B1:
+            forms = [("beta1", ins.b1), ("beta2", ins.b2)]
+        else:
+            forms = [("beta2", ins.b2), ("beta1", ins.b1)]
+        errors = []
+        for form, sig in forms:
+            if sig is None:
+                continue
+            try:
+                return form, self._bind_signature(ins, form, sig, args, kwargs)
+            except _BindError as exc:
+                errors.append(str(exc))
+        raise V.NotUnderstood(f"nki.{ins.qualname}(): {errors[0] if errors else 'no signature'}", node)
+
+    def _bind_signature(self, ins: Any, form: str, sig: Any, args: list, kwargs: dict) -> dict:
+        bound: dict = {}
+        pos = list(sig.positional)
+        if len(args) > len(pos) and not sig.varargs:
+            raise _BindError(f"takes {len(pos)} positional arguments but {len(args)} were given")
+        for name, v in zip(pos, args):
+            bound[name] = v
+        known = set(sig.names)
+        for k, v in kwargs.items():
+            if k in bound:
+                raise _BindError(f"got multiple values for {k!r}")
+            if k not in known and not sig.varkw:
+                # tolerated here; the language rules (NKI606) judge unknown keywords
+                bound[k] = v
+                continue
+            bound[k] = v
+        for name in sig.names:
+            if name not in bound:
+                d = sig.default(name)
+                if d is SPEC_MISSING:
+                    raise _BindError(f"missing argument {name!r}")
+                bound[name] = self._default_value(d)
+        out = {spec.param_role(ins, form, k): v for k, v in bound.items()}
+        out["__form__"] = form
+        return out
+
+    def _default_value(self, text: str) -> Any:
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            head, _, tail = text.rpartition(".")
+            if head in ISA_ENUMS:
+                return V.ApiVal(f"isa.{head}.{tail}", ir.B2)
+            return V.ApiVal(f"language.{text}", ir.B2) if "." not in text else V.Unknown(text)
+
+    def instruction_from_binding(self, ins: Any, form: str, bound: dict, node: ast.AST | None) -> Any:
+        kb = self.kb
+        bound.pop("__form__", None)
+        operands: list = []
+        attrs: list = []
+        iotas: list = []
+        mask = E.TRUE
+        m = bound.get("mask")
+        if m is not None and m is not SPEC_MISSING and not isinstance(m, V.Unknown):
+            mask = self.as_bexpr(m)
+        deferred: list = []
+        for name, v in bound.items():
+            if name == "mask":
+                continue
+            op = ins.operand(name)
+            if op is not None and v is not None:
+                tvs = self._operand_tensors(op, v, node)
+                if tvs is None:
+                    attrs.append((name, self._attr_value(v)))
+                    continue
+                for tv in tvs:
+                    operands.append(self.operand_ir(op.name, tv, op.mode, node))
+                    iotas.extend(tv.view.iotas)
+                    deferred.extend(tv.checks)
+            else:
+                attrs.append((name, self._attr_value(v)))
+        result = None
+        returns_tile = ins.result is not None and (form == "beta1" or ins.module == "language") and \
+            ins.operand(ins.result.role) is not None and not any(o.role == ins.result.role for o in operands)
+        if returns_tile:
+            result = self.result_tile(ins, bound, operands, node)
+            operands.append(self.operand_ir(ins.result.role, result, "w", node))
+        self.flush_checks(deferred, mask, node)
+        kb.add_instr(op=ins.qualname, dialect=kb.dialect, operands=tuple(operands), attrs=tuple(attrs),
+                     span=self.span(node), ctx=self.ctx(), mask=mask, iotas=tuple(dict.fromkeys(iotas)))
+        if result is not None:
+            return result
+        return V.Unknown(f"instruction handle of nki.{ins.qualname}")
+
+    def _operand_tensors(self, op: Any, v: Any, node: ast.AST | None) -> list | None:
+        if isinstance(v, V.TensorVal):
+            return [v]
+        if op.is_list and isinstance(v, (tuple, V.PyList)):
+            items = self.iterate_known(v, node)
+            tvs = [x for x in items if isinstance(x, V.TensorVal)]
+            return tvs
+        if isinstance(v, (int, float, bool, E.Expr, V.SymFloat)) and op.scalar_ok:
+            return None
+        if isinstance(v, (int, float, bool, E.Expr, V.SymFloat)):
+            if op.name == "value" or op.scalar_ok:
+                return None
+            raise V.NotUnderstood(f"{op.name} must be a tensor, got {V.describe(v)}", node)
+        if isinstance(v, V.Unknown):
+            raise V.NotUnderstood(f"operand {op.name} is not known ({v.reason})", node, silent=v.span is not None)
+        if isinstance(v, V.IndexGrid):
+            return None
+        if isinstance(v, V.Register):
+            return None
+        raise V.NotUnderstood(f"operand {op.name} is a {V.describe(v)}, not a tensor", node)
+
+    def _attr_value(self, v: Any) -> Any:
+        if isinstance(v, (V.ApiVal, V.BufferVal)):
+            return v.spec_name
+        if isinstance(v, V.DTypeVal):
+            return v.name
+        if isinstance(v, V.ExternalVal):
+            dt = D.canonical(v.path)
+            return dt if dt else v.path.rsplit(".", 1)[-1]
+        if isinstance(v, V.EnumMember):
+            return v.name
+        if isinstance(v, V.Builtin):
+            return self.api_dtype(v) or v.name
+        if isinstance(v, (int, float, bool, str, type(None), E.Expr, E.BExpr)):
+            return v
+        if isinstance(v, tuple):
+            return tuple(self._attr_value(x) for x in v)
+        if isinstance(v, V.PyList) and v.tail is None:
+            return tuple(self._attr_value(x) for x in v.items)
+        if isinstance(v, V.Register):
+            return "<register>"
+        if isinstance(v, V.SymFloat):
+            return "<float>"
+        return f"<{V.describe(v)}>"
+
+    def result_tile(self, ins: Any, bound: dict, operands: list, node: ast.AST | None) -> V.TensorVal:
+        """Allocate the new tile a value-returning form produces."""
+        res = ins.result
+        shape = self._result_shape(res.shape, bound, node)
+        buffer = self._result_buffer(res.buffer, bound)
+        dtype = self._result_dtype(res.dtype, bound)
+        name = f"{ins.name}_result"
+        return self.new_tensor(name, buffer, shape, dtype, node, "result")
+
+    def _role_tensor(self, bound: dict, role: str) -> V.TensorVal | None:
+        v = bound.get(role)
+        return v if isinstance(v, V.TensorVal) else None
+
+    def _result_shape(self, rule: tuple, bound: dict, node: ast.AST | None) -> tuple:
+        kind = rule[0]
+        if kind == "like":
+            t = self._role_tensor(bound, rule[1])
+            if t is None:
+                g = bound.get(rule[1])
+                if isinstance(g, V.IndexGrid):
+                    return g.shape
+                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            return tuple(t.shape)
+        if kind == "broadcast":
+            shapes = [tuple(t.shape) for r in rule[1:] for t in [self._role_tensor(bound, r)] if t is not None]
+            if not shapes:
+                raise V.NotUnderstood("an element-wise operation without a tensor operand", node)
+            return self.broadcast_shapes(shapes, node)
+        if kind == "reduce":
+            t = self._role_tensor(bound, rule[1])
+            if t is None:
+                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            axis = bound.get(rule[2])
+            keep = bool(bound.get(rule[3], False)) if len(rule) > 3 else False
+            axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+            if isinstance(axis, V.PyList):
+                axes = tuple(axis.items)
+            rank = len(t.shape)
+            norm = set()
+            for a in axes:
+                if not isinstance(a, int):
+                    raise V.NotUnderstood("a reduction axis that is not a known integer", node)
+                norm.add(a % rank)
+            out = []
+            for i, d in enumerate(t.shape):
+                if i in norm:
+                    if keep:
+                        out.append(1)
+                else:
+                    out.append(d)
+            if len(out) < 2 and t.buffer in ir.ON_CHIP:
+                out = out + [1] * (2 - len(out))
+            return tuple(out)
+        if kind == "transpose":
+            t = self._role_tensor(bound, rule[1])
+            if t is None:
+                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            free: E.IntLike = 1
+            for d in t.shape[1:]:
+                free = E.lower(E.mul(free, d))
+            return (free, t.shape[0])
+        if kind == "matmul":
+            st, mv = self._role_tensor(bound, rule[1]), self._role_tensor(bound, rule[2])
+            if st is None or mv is None:
+                raise V.NotUnderstood("matmul operands must be tensors", node)
+            return (self.free_size(st.shape), self.free_size(mv.shape))
+        if kind == "nl_matmul":
+            x, y = self._role_tensor(bound, rule[1]), self._role_tensor(bound, rule[2])
+            if x is None or y is None:
+                raise V.NotUnderstood("matmul operands must be tensors", node)
+            tx = bool(bound.get(rule[3], False))
+            m = self.free_size(x.shape) if tx else x.shape[0]
+            return (m, self.free_size(y.shape))
+        if kind == "attr":
+            v = bound.get(rule[1])
+            return self.shape_value(v, node)
+        if kind == "partitions_and":
+            t = self._role_tensor(bound, rule[1])
+            if t is None:
+                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            return (t.shape[0], rule[2])
+        if kind == "partition_reduce":
+            t = self._role_tensor(bound, rule[1])
+            if t is None:
+                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            return (1,) + tuple(t.shape[1:])
+        if kind == "grid":
+            g = bound.get(rule[1])
+            if isinstance(g, V.IndexGrid):
+                return g.shape
+            raise V.NotUnderstood("iota of something other than an index expression", node)
+        if kind == "square":
+            n = self.as_int(bound.get(rule[1]))
+            return (n, n)
+        if kind == "expand":
+            t = self._role_tensor(bound, rule[1])
+            ax = bound.get(rule[2])
+            if t is None or not isinstance(ax, int):
+                raise V.NotUnderstood("expand_dims of an unknown axis", node)
+            s = list(t.shape)
+            s.insert(ax % (len(s) + 1), 1)
+            return tuple(s)
+        if kind == "constant":
+            v = bound.get(rule[1])
+            if isinstance(v, V.HostArray) and v.shape is not None:
+                return tuple(v.shape)
+            raise V.NotUnderstood("shared_constant of an array whose shape is not known", node)
+        raise V.NotUnderstood(f"result shape rule {kind}", node)
+
+    def _result_buffer(self, rule: Any, bound: dict) -> str:
+        if isinstance(rule, str) and not rule.startswith("@"):
+            return rule
+        if isinstance(rule, str):
+            t = self._role_tensor(bound, rule[1:])
+            return t.buffer if t is not None else ir.SBUF
+        _, name, default = rule
+        v = bound.get(name)
+        if isinstance(v, V.BufferVal):
+            return v.name
+        if isinstance(v, str) and v in BUFFERS:
+            return BUFFERS[v]
+        if isinstance(default, str) and default.startswith("@"):
+            t = self._role_tensor(bound, default[1:])
+            return t.buffer if t is not None else ir.SBUF
+        return default or ir.SBUF
+
+    def _result_dtype(self, rule: Any, bound: dict) -> str | None:
+        if isinstance(rule, str) and not rule.startswith("@"):
+            return rule
+        if isinstance(rule, str):
+            t = self._role_tensor(bound, rule[1:])
+            return t.dtype if t is not None else None
+        _, name, fallback = rule
+        v = bound.get(name)
+        if v is not None and not isinstance(v, V.Unknown):
+            dt = self.api_dtype(v)
+            if dt is not None:
+                return dt
+        if isinstance(fallback, str) and fallback.startswith("@"):
+            t = self._role_tensor(bound, fallback[1:])
+            return t.dtype if t is not None else None
+        return fallback
+
+
+class _BindError(Exception):
+    pass
+
+
+def _alloc(self: Any, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+    return self.allocate(fn, args, kwargs, node)
+
+
+_API_CALLS = {
+    "language.program_id": NkiMixin._program_id,
+    "language.num_programs": NkiMixin._num_programs,
+    "language.program_ndim": NkiMixin._program_ndim,
+    "language.arange": NkiMixin._arange,
+    "language.ds": NkiMixin._ds,
+    "language.par_dim": NkiMixin._par_dim,
+    "language.nc": NkiMixin._nc,
+    "language.spmd_dim": NkiMixin._spmd_dim,
+    "language.no_reorder": NkiMixin._no_reorder,
+    "language.is_hbm": NkiMixin._buffer_pred,
+    "language.is_sbuf": NkiMixin._buffer_pred,
+    "language.is_psum": NkiMixin._buffer_pred,
+    "language.is_on_chip": NkiMixin._buffer_pred,
+    "language.fori_loop": NkiMixin._fori_loop,
+    "language.while_loop": NkiMixin._while_loop,
+    "language.finfo": NkiMixin._opaque,
+    "language.random_seed": NkiMixin._opaque,
+    "isa.get_nc_version": NkiMixin._nc_version,
+    "isa.get_nc_sub_version": NkiMixin._sub_version,
+    "isa.register_alloc": NkiMixin._register_alloc,
+    "isa.register_move": NkiMixin._register_move,
+    "language.NKIObject": NkiMixin._opaque,
+}
+for _name in ALLOC_FUNCS:
+    _API_CALLS[f"language.{_name}"] = _alloc

@@ -1,0 +1,672 @@
+"""Tensors as the front end sees them: allocation, views, subscripts, tile arithmetic.
+
+A tensor value is a view of a tensor instance: element v of the view lives at
+storage element `offset + sum(strides[j] * v[j])` of the tensor (row-major),
+in units of the tensor's dtype.  Every subscript the kernel evaluates is
+recorded as written (for the bounds analysis); every operand carries the
+canonical access (for the dependency and overlap analyses).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .. import expr as E
+from .. import ir
+from .. import spec
+from ..spec import dtypes as D
+from . import values as V
+from .ops import TILE_BINOPS, TILE_CMPS
+
+
+def row_major(shape: tuple) -> tuple:
+    strides: list = []
+    acc: E.IntLike = 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc = E.lower(E.mul(acc, d))
+    return tuple(reversed(strides))
+
+
+class TensorMixin:
+    # ------------------------------------------------------------------ creation
+    def new_tensor(self, name: str, buffer: str, shape: tuple, dtype: str | None, node: ast.AST | None,
+                   kind: str, address: tuple | None = None, par_dim: int | None = None) -> V.TensorVal:
+        kb = self.kb
+        loops = tuple(kb.loop_stack)
+        instance = tuple(kb.loops[i].var for i in loops)
+        shape = tuple(E.lift(d) if not isinstance(d, E.Expr) else d for d in shape)
+        t = kb.add_tensor(name=name, buffer=buffer, shape=shape, dtype=dtype, span=self.span(node), kind=kind,
+                          loops=loops, address=address, par_dim=par_dim, ctx=self.ctx())
+        lowered = tuple(E.lower(d) for d in shape)
+        view = V.View(lowered, E.ZERO, row_major(lowered), dtype=None)
+        return V.TensorVal(t, instance, view)
+
+    def shape_value(self, v: Any, node: ast.AST | None) -> tuple:
+        """A shape from a Python value: tuple/list of ints, a single int, a tensor's .shape."""
+        if isinstance(v, (tuple, V.PyList)):
+            items = self.iterate_known(v, node)
+        elif V.is_int(v):
+            items = [v]
+        elif isinstance(v, V.Unknown):
+            raise V.NotUnderstood(f"a shape that is not known ({v.reason})", node)
+        else:
+            raise V.NotUnderstood(f"a shape given as a {V.describe(v)}", node)
+        out = []
+        for x in items:
+            if isinstance(x, V.ParDim):
+                x = x.size
+            out.append(self.as_int(x, "a dimension"))
+        return tuple(out)
+
+    def allocate(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        if self.kb is None:
+            return V.Unknown(f"nki.{fn.path} outside a kernel")
+        ins = spec.lookup(fn.path)
+        form, bound = self.bind_call(ins, fn.dialect, args, kwargs, node)
+        bound.pop("__form__", None)
+        name_v = bound.get("name")
+        par_dim = None
+        raw_shape = bound.get("shape")
+        if isinstance(raw_shape, (tuple, V.PyList)):
+            items = self.iterate_known(raw_shape, node)
+            for i, x in enumerate(items):
+                if isinstance(x, V.ParDim) and i > 0:
+                    par_dim = i
+        like = bound.get("x")
+        if fn.spec_name in ("zeros_like", "empty_like"):
+            if not isinstance(like, V.TensorVal):
+                raise V.NotUnderstood(f"nl.{fn.spec_name} of a {V.describe(like)}", node)
+        shape = self._result_shape(ins.result.shape, bound, node)
+        buffer = self._result_buffer(ins.result.buffer, bound)
+        dtype = self._result_dtype(ins.result.dtype, bound)
+        address = None
+        addr = bound.get("address")
+        if addr is not None and not isinstance(addr, V.Unknown) and addr is not spec.MISSING:
+            parts = self.iterate_known(addr, node)
+            address = tuple(E.lift(self.as_int(p, "an address")) for p in parts)
+        name = name_v if isinstance(name_v, str) and name_v and "{" not in name_v else self._alloc_name(node)
+        tv = self.new_tensor(name, buffer, shape, dtype, node, "ndarray", address, par_dim)
+        if fn.spec_name in ("zeros", "ones", "full", "rand", "zeros_like", "shared_identity_matrix",
+                            "shared_constant"):
+            self.kb.add_instr(op=ins.qualname, dialect=self.kb.dialect,
+                              operands=(self.operand_ir("dst", tv, "w", node),), attrs=(),
+                              span=self.span(node), ctx=self.ctx())
+        return tv
+
+    def _alloc_name(self, node: ast.AST | None) -> str:
+        st = self.current_stmt
+        if isinstance(st, ast.Assign) and len(st.targets) == 1:
+            t = st.targets[0]
+            if isinstance(t, ast.Name):
+                return t.id
+            if isinstance(t, ast.Attribute):
+                return t.attr
+        if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+            return st.target.id
+        return f"tensor@{getattr(node, 'lineno', 0)}"
+
+    def operand_ir(self, role: str, tv: V.TensorVal, mode: str, node: ast.AST | None) -> ir.Operand:
+        v = tv.view
+        acc = ir.Access(E.lift(v.offset), tuple((E.lift(s), E.lift(n)) for s, n in zip(v.strides, v.shape)),
+                        tuple(v.iotas), v.dynamic)
+        return ir.Operand(role, tv.tensor.id, tuple(E.lift(i) for i in tv.instance),
+                          tuple(E.lift(d) for d in v.shape), acc, mode, self.span(node), v.dtype)
+
+    def subst_tensor(self, tv: V.TensorVal, m: dict) -> V.TensorVal:
+        v = tv.view
+        view = V.View(tuple(E.lower(E.substitute(E.lift(d), m)) for d in v.shape),
+                      E.substitute(E.lift(v.offset), m),
+                      tuple(E.lower(E.substitute(E.lift(s), m)) for s in v.strides), v.iotas, v.dtype, v.dynamic,
+                      v.mask)
+        inst = tuple(E.substitute(E.lift(i), m) for i in tv.instance)
+        return V.TensorVal(tv.tensor, inst, view, tv.checks)
+
+    # ------------------------------------------------------------------ attributes
+    def tensor_attr(self, tv: V.TensorVal, name: str, node: ast.AST | None) -> Any:
+        if name == "shape":
+            param = getattr(self, "_guessed_ranks", {}).get(tv.tensor.id)
+            if param is not None and tuple(tv.shape) == tuple(E.lower(d) for d in tv.tensor.shape):
+                return V.guessed(tuple(tv.shape), param)
+            return tuple(tv.shape)
+        if name == "dtype":
+            dt = tv.dtype
+            return V.DTypeVal(dt) if dt else V.DTypeVal(f"?{tv.tensor.name}.dtype")
+        if name == "buffer":
+            return V.BufferVal(tv.buffer)
+        if name == "ndim":
+            return len(tv.shape)
+        if name == "size":
+            return self.free_size((1,) + tuple(tv.shape))
+        if name == "name":
+            return tv.tensor.name
+        if name == "address":
+            return tv.tensor.address if tv.tensor.address is not None else None
+        if name == "offset":
+            return E.lower(tv.view.offset)
+        if name == "strides":
+            return tuple(tv.view.strides)
+        if name == "itemsize":
+            return D.size_bytes(tv.dtype) if tv.dtype else self.fresh_int("<itemsize>", "unknown", 1, 9)
+        method = _TENSOR_METHODS.get(name)
+        if method is not None:
+            return V.BoundMethod(V.Builtin(name, method), tv)
+        if name in ("T",):
+            raise V.NotUnderstood("tensor.T (use nl.transpose / nisa.nc_transpose)", node)
+        raise V.NotUnderstood(f"tensor attribute {name!r}", node)
+
+    @staticmethod
+    def free_size(shape: tuple) -> E.IntLike:
+        out: E.IntLike = 1
+        for d in shape[1:]:
+            out = E.lower(E.mul(out, d))
+        return out
+
+    # ------------------------------------------------------------------ subscripts
+    def tensor_getitem(self, tv: V.TensorVal, key: Any, node: ast.AST | None) -> V.TensorVal:
+        keys = list(key) if isinstance(key, tuple) else [key]
+        view = tv.view
+        rank = len(view.shape)
+        if any(isinstance(k, V.GridTuple) for k in keys):
+            flat = []
+            for k in keys:
+                flat.extend(k.grids if isinstance(k, V.GridTuple) else [k])
+            keys = flat
+        consuming = [k for k in keys if k is not None and k is not Ellipsis]
+        if Ellipsis in keys:
+            i = keys.index(Ellipsis)
+            keys = keys[:i] + [slice(None)] * (rank - len(consuming)) + keys[i + 1:]
+            consuming = [k for k in keys if k is not None]
+        if len(consuming) > rank:
+            param = getattr(self, "_guessed_ranks", {}).get(tv.tensor.id)
+            if param is not None and not getattr(self, "_no_retry", False):
+                raise V.RankRetry(param, len(consuming))
+            self.kb.add_check(self.make_check(
+                "NKI101", E.FALSE, f"{len(consuming)} indices for a tensor of rank {rank}", node))
+            raise V.NotUnderstood(f"too many indices ({len(consuming)}) for a rank-{rank} tensor", node)
+        keys = keys + [slice(None)] * (rank - len(consuming))
+        if any(isinstance(k, V.IndexGrid) for k in keys):
+            return self._grid_subscript(tv, keys, node)
+        return self._basic_subscript(tv, keys, node)
+
+    def _basic_subscript(self, tv: V.TensorVal, keys: list, node: ast.AST | None) -> V.TensorVal:
+        view = tv.view
+        on_chip = tv.buffer in ir.ON_CHIP
+        pdim = tv.tensor.par_dim or 0
+        items: list = []
+        shape: list = []
+        strides: list = []
+        offset = E.lift(view.offset)
+        dynamic = view.dynamic
+        axis = 0
+        trivial = True
+        dropped_last = None
+        for k in keys:
+            if k is None:
+                shape.append(1)
+                strides.append(0)
+                continue
+            dim = view.shape[axis]
+            stride = view.strides[axis]
+            span = self._item_span(node, len(items))
+            if isinstance(k, slice):
+                start, stop, step = self._norm_slice(k, dim, node)
+                if not (start == 0 and k.stop is None and step == 1):
+                    trivial = False
+                items.append(ir.IdxSlice(E.lift(start), E.lift(stop), E.lift(step), span, k.stop is not None))
+                size = self._slice_size(start, stop, step)
+                shape.append(size)
+                strides.append(E.lower(E.mul(stride, step)))
+                offset = E.add(offset, E.mul(stride, start))
+            elif isinstance(k, tuple) and len(k) == 3 and k[0] == "ds_dynamic":
+                trivial = False
+                dyn = self.fresh_int(f"<runtime offset at line {getattr(node, 'lineno', 0)}>", "register")
+                items.append(ir.IdxSlice(E.lift(dyn), E.add(dyn, k[2]), E.ONE, span))
+                dynamic = True
+                shape.append(k[2])
+                strides.append(stride)
+                offset = E.add(offset, E.mul(stride, dyn))
+            elif isinstance(k, (V.TensorVal, V.Register)):
+                trivial = False
+                dyn = k.sym if isinstance(k, V.Register) else self.fresh_int(
+                    f"<value of {k.tensor.name}>", "register")
+                items.append(ir.IdxInt(E.lift(dyn), span))
+                dynamic = True
+                offset = E.add(offset, E.mul(stride, dyn))
+                if on_chip and axis == pdim:
+                    shape.append(1)
+                    strides.append(stride)
+                else:
+                    dropped_last = stride
+            else:
+                trivial = False
+                i = self.as_int(k, "an index")
+                if isinstance(i, int) and i < 0:
+                    i = E.lower(E.add(dim, i)) if not isinstance(dim, int) else i + dim
+                items.append(ir.IdxInt(E.lift(i), span))
+                offset = E.add(offset, E.mul(stride, i))
+                if on_chip and axis == pdim:
+                    shape.append(1)
+                    strides.append(stride)
+                else:
+                    dropped_last = stride
+            axis += 1
+        if on_chip and len(shape) < 2:
+            shape.append(1)
+            strides.append(dropped_last if dropped_last is not None else 1)
+        if not trivial and not dynamic:
+            self.kb.add_subscript(tensor=tv.tensor.id, shape=tuple(E.lift(d) for d in view.shape),
+                                  items=tuple(items), span=self.span(node), ctx=self.ctx(), iotas=tuple(view.iotas))
+        elif not trivial:
+            self.kb.add_subscript(tensor=tv.tensor.id, shape=tuple(E.lift(d) for d in view.shape),
+                                  items=tuple(items), span=self.span(node), ctx=self.ctx(), iotas=tuple(view.iotas),
+                                  what="dynamic")
+        nv = V.View(tuple(shape), E.lower(offset), tuple(strides), view.iotas, view.dtype, dynamic, view.mask)
+        return V.TensorVal(tv.tensor, tv.instance, nv, tv.checks)
+
+    def _slice_size(self, start: E.IntLike, stop: E.IntLike, step: int) -> E.IntLike:
+        extent = E.sub(stop, start)
+        if step == 1:
+            if self.kb is not None and E.decide(E.ge(extent, 0), self.kb.ranges) is True:
+                return E.lower(extent)
+            if self.kb is not None and self.decide(E.ge(extent, 0)) is True:
+                return E.lower(extent)
+        return E.lower(E.maximum(0, E.ceildiv(extent, step)))
+
+    def _item_span(self, node: ast.AST | None, i: int) -> ir.Span | None:
+        if isinstance(node, ast.Subscript):
+            sl = node.slice
+            elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+            if i < len(elts):
+                return self.span(elts[i])
+        return None
+
+    def _norm_slice(self, k: slice, dim: E.IntLike, node: ast.AST | None) -> tuple:
+        step = 1 if k.step is None else self.as_int(k.step, "a slice step")
+        if not isinstance(step, int) or step <= 0:
+            raise V.NotUnderstood("a slice whose step is not a known positive integer", node)
+        start = 0 if k.start is None else self.as_int(k.start, "a slice start")
+        stop = dim if k.stop is None else self.as_int(k.stop, "a slice stop")
+        if isinstance(start, int) and start < 0:
+            start = E.lower(E.add(dim, start))
+        if isinstance(stop, int) and stop < 0:
+            stop = E.lower(E.add(dim, stop))
+        return start, stop, step
+
+    def _grid_subscript(self, tv: V.TensorVal, keys: list, node: ast.AST | None) -> V.TensorVal:
+        view = tv.view
+        grids = [k for k in keys if isinstance(k, V.IndexGrid)]
+        shape = self.broadcast_shapes([g.shape for g in grids], node)
+        offset = E.lift(view.offset)
+        items: list = []
+        iotas: list = list(view.iotas)
+        for axis, k in enumerate(keys):
+            stride = view.strides[axis]
+            span = self._item_span(node, axis)
+            if isinstance(k, V.IndexGrid):
+                items.append(ir.IdxGrid(k.expr, span))
+                offset = E.add(offset, E.mul(stride, k.expr))
+                iotas.extend(k.iotas)
+            elif isinstance(k, slice):
+                if k.start is None and k.stop is None and k.step is None and view.shape[axis] == 1:
+                    continue
+                raise V.NotUnderstood("mixing slices and nl.arange/nl.mgrid index grids in one subscript", node)
+            elif isinstance(k, (V.TensorVal, V.Register)):
+                dyn = self.fresh_int("<runtime index>", "register")
+                offset = E.add(offset, E.mul(stride, dyn))
+            else:
+                i = self.as_int(k, "an index")
+                items.append(ir.IdxInt(E.lift(i), span))
+                offset = E.add(offset, E.mul(stride, i))
+        iotas = list(dict.fromkeys(iotas))
+        pending = dict(tensor=tv.tensor.id, shape=tuple(E.lift(d) for d in view.shape), items=tuple(items),
+                       span=self.span(node), ctx=self.ctx(), iotas=tuple(iotas))
+        nv = V.View(tuple(shape), offset, tuple(0 for _ in shape), tuple(iotas), view.dtype, view.dynamic)
+        return V.TensorVal(tv.tensor, tv.instance, nv, tv.checks + (pending,))
+
+    def flush_checks(self, deferred: list, mask: E.BExpr, node: ast.AST | None) -> None:
+        seen = set()
+        for d in deferred:
+            key = (d["tensor"], d["span"], d["items"])
+            if key in seen:
+                continue
+            seen.add(key)
+            self.kb.add_subscript(mask=mask, **d)
+
+    def broadcast_shapes(self, shapes: list, node: ast.AST | None) -> tuple:
+        rank = max(len(s) for s in shapes)
+        out: list = []
+        for i in range(rank):
+            dims = [s[i - (rank - len(s))] for s in shapes if i - (rank - len(s)) >= 0]
+            non_one = [d for d in dims if not (isinstance(d, int) and d == 1)]
+            if not non_one:
+                out.append(1)
+                continue
+            d0 = non_one[0]
+            for d in non_one[1:]:
+                if isinstance(d0, int) and isinstance(d, int) and d0 != d:
+                    raise V.NotUnderstood(f"shapes {shapes} do not broadcast", node)
+            out.append(d0)
+        return tuple(out)
+
+    # ------------------------------------------------------------------ assignment into tensors (Beta 1)
+    def tensor_setitem(self, tv: V.TensorVal, key: Any, value: Any, node: ast.AST | None) -> None:
+        target = self.tensor_getitem(tv, key, node)
+        self._assign_into(target, value, node, "w", None)
+
+    def tensor_augassign(self, tv: V.TensorVal, key: Any, op: type, rhs: Any, node: ast.AST | None) -> None:
+        target = self.tensor_getitem(tv, key, node) if key is not None else tv
+        name = TILE_BINOPS.get(op, op.__name__)
+        self._assign_into(target, rhs, node, "rw", name)
+
+    def _assign_into(self, target: V.TensorVal, value: Any, node: ast.AST | None, mode: str,
+                     accumulate: str | None) -> None:
+        operands = [self.operand_ir("dst", target, mode, node)]
+        attrs: list = []
+        if accumulate:
+            attrs.append(("accumulate", accumulate))
+        if isinstance(value, V.TensorVal):
+            operands.append(self.operand_ir("src", value, "r", node))
+            deferred = list(target.checks) + list(value.checks)
+        elif isinstance(value, (int, float, bool, E.Expr, V.SymFloat)):
+            attrs.append(("value", value if not isinstance(value, V.SymFloat) else "<float>"))
+            deferred = list(target.checks)
+        else:
+            silent = isinstance(value, V.Unknown) and value.span is not None
+            raise V.NotUnderstood(f"assigning a {V.describe(value)} into a tensor", node, silent=silent)
+        mask = self._last_mask()
+        self.flush_checks(deferred, mask, node)
+        self.kb.add_instr(op="language.__assign__", dialect=self.kb.dialect, operands=tuple(operands),
+                          attrs=tuple(attrs), span=self.span(node), ctx=self.ctx(), mask=mask,
+                          iotas=tuple(dict.fromkeys(list(target.view.iotas) + (
+                              list(value.view.iotas) if isinstance(value, V.TensorVal) else []))))
+
+    def _last_mask(self) -> E.BExpr:
+        kb = self.kb
+        if kb.instrs and kb.instrs[-1].span.line == getattr(self.current_stmt, "lineno", -1):
+            return kb.instrs[-1].mask
+        return E.TRUE
+
+    # ------------------------------------------------------------------ operators on tiles and grids
+    def tensor_binop(self, op: type, a: Any, b: Any, node: ast.AST | None) -> Any:
+        if isinstance(a, V.IndexGrid) or isinstance(b, V.IndexGrid):
+            if not isinstance(a, V.TensorVal) and not isinstance(b, V.TensorVal):
+                return self._grid_arith(op, a, b, node)
+        name = TILE_BINOPS.get(op)
+        if name is None:
+            raise V.NotUnderstood(f"operator {op.__name__} on tiles", node)
+        dialect = self.kb.dialect if self.kb else ir.B1
+        ins = spec.lookup(f"language.{name}")
+        return self.emit_instruction(ins, dialect, [a, b], {}, node)
+
+    def _grid_arith(self, op: type, a: Any, b: Any, node: ast.AST | None) -> Any:
+        ga = a if isinstance(a, V.IndexGrid) else None
+        gb = b if isinstance(b, V.IndexGrid) else None
+        ea = ga.expr if ga else E.lift(self.as_int(a, "an index offset"))
+        eb = gb.expr if gb else E.lift(self.as_int(b, "an index offset"))
+        fns = {ast.Add: E.add, ast.Sub: E.sub, ast.Mult: E.mul, ast.FloorDiv: E.floordiv, ast.Mod: E.mod}
+        fn = fns.get(op)
+        if fn is None:
+            raise V.NotUnderstood(f"operator {op.__name__} on index grids", node)
+        shapes = [g.shape for g in (ga, gb) if g is not None]
+        shape = self.broadcast_shapes(shapes, node)
+        iotas = tuple(dict.fromkeys((ga.iotas if ga else ()) + (gb.iotas if gb else ())))
+        return V.IndexGrid(fn(ea, eb), shape, iotas)
+
+    def tensor_unop(self, op: type, v: Any, node: ast.AST | None) -> Any:
+        if isinstance(v, V.IndexGrid):
+            if op is ast.USub:
+                return V.IndexGrid(E.neg(v.expr), v.shape, v.iotas)
+            if op is ast.UAdd:
+                return v
+        name = {ast.USub: "negative", ast.Invert: "invert"}.get(op)
+        if name is None:
+            raise V.NotUnderstood(f"unary {op.__name__} on a tile", node)
+        ins = spec.lookup(f"language.{name}")
+        return self.emit_instruction(ins, self.kb.dialect if self.kb else ir.B1, [v], {}, node)
+
+    def tensor_compare(self, op: type, a: Any, b: Any, node: ast.AST | None) -> Any:
+        if not isinstance(a, V.TensorVal) and not isinstance(b, V.TensorVal):
+            ea = a.expr if isinstance(a, V.IndexGrid) else E.lift(self.as_int(a))
+            eb = b.expr if isinstance(b, V.IndexGrid) else E.lift(self.as_int(b))
+            fns = {ast.Lt: E.lt, ast.LtE: E.le, ast.Gt: E.gt, ast.GtE: E.ge, ast.Eq: E.eq, ast.NotEq: E.ne}
+            r = fns[op](ea, eb)
+            return r.value if isinstance(r, E.BConst) else r
+        name = TILE_CMPS.get(op)
+        if name is None:
+            raise V.NotUnderstood(f"comparison {op.__name__} on tiles", node)
+        ins = spec.lookup(f"language.{name}")
+        return self.emit_instruction(ins, self.kb.dialect if self.kb else ir.B1, [a, b], {}, node)
+
+
+# ----------------------------------------------------------------------------- tensor methods
+
+
+def _contiguous_free(view: V.View) -> bool:
+    shape, strides = view.shape, view.strides
+    if view.iotas:
+        return False
+    if len(shape) <= 1:
+        return True
+    expect: E.IntLike = 1
+    for d, s in zip(reversed(shape[1:]), reversed(strides[1:])):
+        if isinstance(d, int) and d == 1:
+            continue
+        if E.lift(s) != E.lift(expect):
+            return False
+        expect = E.lower(E.mul(expect, d))
+    return True
+
+
+def _contiguous_all(view: V.View) -> bool:
+    if not _contiguous_free(view):
+        return False
+    if len(view.shape) <= 1:
+        return E.lift(view.strides[0] if view.strides else 1) == E.ONE or view.shape == (1,)
+    free: E.IntLike = 1
+    for d in view.shape[1:]:
+        free = E.lower(E.mul(free, d))
+    return E.lift(view.strides[0]) == E.lift(free) or (isinstance(view.shape[0], int) and view.shape[0] == 1)
+
+
+def t_reshape(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv: V.TensorVal = args[0]
+    rest = args[1:]
+    if len(rest) == 1 and isinstance(rest[0], (tuple, V.PyList)):
+        dims = list(it.iterate_known(rest[0], node))
+    else:
+        dims = list(rest) if rest else list(it.iterate_known(kw.get("shape"), node))
+    new = [it.as_int(d, "a reshape dimension") for d in dims]
+    total = it.free_size((1,) + tuple(tv.shape))
+    if any(isinstance(d, int) and d == -1 for d in new):
+        known: E.IntLike = 1
+        for d in new:
+            if not (isinstance(d, int) and d == -1):
+                known = E.lower(E.mul(known, d))
+        new = [E.lower(E.floordiv(total, known)) if isinstance(d, int) and d == -1 else d for d in new]
+    new_total = it.free_size((1,) + tuple(new))
+    if it.kb is not None:
+        c = E.eq(total, new_total)
+        if c != E.TRUE:
+            it.kb.add_check(it.make_check("NKI501", c, f"reshape from {_shape_str(tv.shape)} to {_shape_str(new)} "
+                                                       f"must keep the number of elements", node))
+    view = tv.view
+    on_chip = tv.buffer in ir.ON_CHIP
+    if on_chip:
+        if not _contiguous_free(view):
+            raise V.NotUnderstood("reshape of a view whose free dimensions are not contiguous", node)
+        strides = (view.strides[0],) + row_major(tuple(new[1:]))
+    else:
+        if not _contiguous_all(view):
+            raise V.NotUnderstood("reshape of a non-contiguous view", node)
+        strides = row_major(tuple(new))
+    nv = V.View(tuple(new), view.offset, tuple(strides), view.iotas, view.dtype, view.dynamic)
+    return V.TensorVal(tv.tensor, tv.instance, nv, tv.checks)
+
+
+def _shape_str(s: Any) -> str:
+    return "(" + ", ".join(E.short(E.lift(d)) for d in s) + ")"
+
+
+def t_ap(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv: V.TensorVal = args[0]
+    names = ["pattern", "offset", "scalar_offset", "vector_offset", "indirect_dim", "dtype"]
+    bound = dict(zip(names, args[1:]))
+    bound.update(kw)
+    pattern = it.iterate_known(bound.get("pattern"), node)
+    pairs = []
+    for p in pattern:
+        step, num = it.iterate_known(p, node, 2)
+        pairs.append((it.as_int(step, "an access-pattern step"), it.as_int(num, "an access-pattern count")))
+    offset = bound.get("offset")
+    base = E.lift(tv.view.offset) if offset is None else E.add(tv.view.offset, it.as_int(offset))
+    dynamic = tv.view.dynamic
+    so, vo = bound.get("scalar_offset"), bound.get("vector_offset")
+    indirect_dim = bound.get("indirect_dim", 0) or 0
+    if so is not None or vo is not None:
+        dynamic = True
+        dyn = so.sym if isinstance(so, V.Register) else it.fresh_int("<runtime access-pattern offset>", "register")
+        if isinstance(indirect_dim, int):
+            mult = it.free_size((1,) + tuple(tv.tensor.shape[indirect_dim + 1:])) if indirect_dim + 1 <= len(
+                tv.tensor.shape) else 1
+            base = E.add(base, E.mul(dyn, mult))
+    dt = bound.get("dtype")
+    view_dtype = it.api_dtype(dt) if dt is not None else tv.view.dtype
+    nv = V.View(tuple(n for _, n in pairs), E.lower(base), tuple(s for s, _ in pairs), tv.view.iotas, view_dtype,
+                dynamic)
+    if it.kb is not None:
+        it.kb.add_subscript(tensor=tv.tensor.id, shape=tuple(E.lift(d) for d in tv.tensor.shape), items=(),
+                            span=it.span(node), ctx=it.ctx(), what="ap")
+    return V.TensorVal(tv.tensor, tv.instance, nv, tv.checks)
+
+
+def t_slice(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv = args[0]
+    names = ["dim", "start", "end", "step"]
+    b = dict(zip(names, args[1:]))
+    b.update(kw)
+    dim = b["dim"]
+    if not isinstance(dim, int):
+        raise V.NotUnderstood("tensor.slice() on a dimension that is not a known integer", node)
+    keys: list = [slice(None)] * len(tv.shape)
+    keys[dim] = slice(b.get("start", 0), b.get("end"), b.get("step", 1))
+    return it.tensor_getitem(tv, tuple(keys), node)
+
+
+def t_select(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv, dim, index = args[0], args[1] if len(args) > 1 else kw["dim"], args[2] if len(args) > 2 else kw["index"]
+    if not isinstance(dim, int):
+        raise V.NotUnderstood("tensor.select() on a dimension that is not a known integer", node)
+    keys: list = [slice(None)] * len(tv.shape)
+    keys[dim] = index
+    out = it.tensor_getitem(tv, tuple(keys), node)
+    return out
+
+
+def t_permute(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv = args[0]
+    dims = it.iterate_known(args[1] if len(args) == 2 else tuple(args[1:]), node)
+    if sorted(dims) != list(range(len(tv.shape))):
+        raise V.NotUnderstood("permute() with dims that are not a permutation", node)
+    v = tv.view
+    nv = V.View(tuple(v.shape[d] for d in dims), v.offset, tuple(v.strides[d] for d in dims), v.iotas, v.dtype,
+                v.dynamic)
+    return V.TensorVal(tv.tensor, tv.instance, nv, tv.checks)
+
+
+def t_broadcast(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv, dim, size = args[0], args[1], args[2]
+    v = tv.view
+    shape, strides = list(v.shape), list(v.strides)
+    shape[dim] = it.as_int(size)
+    strides[dim] = 0
+    return V.TensorVal(tv.tensor, tv.instance, V.View(tuple(shape), v.offset, tuple(strides), v.iotas, v.dtype,
+                                                      v.dynamic), tv.checks)
+
+
+def t_expand_dim(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv, dim = args[0], args[1]
+    v = tv.view
+    shape, strides = list(v.shape), list(v.strides)
+    shape.insert(dim, 1)
+    strides.insert(dim, 0)
+    return V.TensorVal(tv.tensor, tv.instance, V.View(tuple(shape), v.offset, tuple(strides), v.iotas, v.dtype,
+                                                      v.dynamic), tv.checks)
+
+
+def t_squeeze_dim(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv, dim = args[0], args[1]
+    v = tv.view
+    shape, strides = list(v.shape), list(v.strides)
+    del shape[dim]
+    del strides[dim]
+    return V.TensorVal(tv.tensor, tv.instance, V.View(tuple(shape), v.offset, tuple(strides), v.iotas, v.dtype,
+                                                      v.dynamic), tv.checks)
+
+
+def t_view(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv = args[0]
+    new = it.api_dtype(args[1] if len(args) > 1 else kw.get("dtype"))
+    old = tv.dtype
+    if new is None:
+        raise V.NotUnderstood("a view() to a dtype that is not known", node)
+    if old is None or D.size_bytes(old) == D.size_bytes(new):
+        v = tv.view
+        return V.TensorVal(tv.tensor, tv.instance, V.View(v.shape, v.offset, v.strides, v.iotas, new, v.dynamic),
+                           tv.checks)
+    raise V.NotUnderstood(f"reinterpreting {old} as {new} (different sizes) is not modelled yet", node)
+
+
+def t_is_contiguous(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv = args[0]
+    return _contiguous_free(tv.view) if tv.buffer in ir.ON_CHIP else _contiguous_all(tv.view)
+
+
+def t_get_pattern(it: Any, args: list, kw: dict, node: Any) -> Any:
+    v = args[0].view
+    return V.PyList(it.heap, [V.PyList(it.heap, [s, n]) for s, n in zip(v.strides, v.shape)])
+
+
+def t_flatten_dims(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv, start, end = args[0], args[1], args[2]
+    shape = list(tv.shape)
+    merged: E.IntLike = 1
+    for d in shape[start:end + 1]:
+        merged = E.lower(E.mul(merged, d))
+    new = shape[:start] + [merged] + shape[end + 1:]
+    return t_reshape(it, [tv, tuple(new)], {}, node)
+
+
+def t_reshape_dim(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv, dim, sub = args[0], args[1], it.iterate_known(args[2], node)
+    shape = list(tv.shape)
+    new = shape[:dim] + list(sub) + shape[dim + 1:]
+    return t_reshape(it, [tv, tuple(new)], {}, node)
+
+
+def t_dynamic(it: Any, args: list, kw: dict, node: Any) -> Any:
+    tv = args[0]
+    v = tv.view
+    return V.TensorVal(tv.tensor, tv.instance, V.View(v.shape, v.offset, v.strides, v.iotas, v.dtype, True), tv.checks)
+
+
+def _nl_method(name: str):
+    """Beta-1 tiles expose some nki.language functions as methods (tile.broadcast_to(shape))."""
+
+    def call(it: Any, args: list, kw: dict, node: Any) -> Any:
+        ins = spec.lookup(f"language.{name}")
+        dialect = it.kb.dialect if it.kb is not None else ir.B1
+        return it.emit_instruction(ins, dialect, list(args), kw, node)
+
+    return call
+
+
+_TENSOR_METHODS = {
+    "reshape": t_reshape, "ap": t_ap, "slice": t_slice, "select": t_select, "permute": t_permute,
+    "broadcast": t_broadcast, "expand_dim": t_expand_dim, "squeeze_dim": t_squeeze_dim, "view": t_view,
+    "reinterpret_cast": t_view, "is_contiguous": t_is_contiguous, "get_pattern": t_get_pattern,
+    "flatten_dims": t_flatten_dims, "reshape_dim": t_reshape_dim, "vector_select": t_dynamic, "indirect": t_dynamic,
+    "bitcast": t_view,
+    "broadcast_to": _nl_method("broadcast_to"),
+}
