@@ -1,0 +1,375 @@
+"""Proof obligations of one kernel, and how a verdict becomes a diagnostic.
+
+An obligation is a condition that must hold at a node, under the node's local
+facts (path condition, Beta-1 mask, the ranges of its loop indices, program
+ids and index-grid variables) and the kernel's global facts (input shapes are
+positive, the kernel's own asserts).  Interval reasoning settles most of them;
+the rest go to z3.  A violation is
+
+* an error when every admissible input reaches it (for some iteration/program),
+* a warning when only some admissible inputs do (with the assert that would
+  rule them out, when one is found),
+* NKI901 when it cannot be decided or hinges on a value the front end could not
+  determine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from compiler import expr as E
+from compiler import ir
+
+from ..diagnostics import ERROR, WARNING, Diagnostic, Location, Note
+from .solver import Proved, Prover, Unknown, Violated
+
+INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown"})
+EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq", "probe"})
+
+
+def location(span: ir.Span) -> Location:
+    return Location(span.file, span.line, span.col, span.end_line, span.end_col)
+
+
+@dataclass
+class Obligation:
+    code: str
+    goal: E.BExpr
+    facts: tuple
+    span: ir.Span
+    message: str  # what is wrong, in words (symbolic quantities rendered with labels)
+    quantities: tuple = ()  # (name, Expr) evaluated under a counterexample: "here: end = 129, size = 128"
+    notes: tuple = ()
+    loops: tuple = ()  # loop ids of the node (for related information)
+    floor: str | None = None  # force a severity
+
+
+@dataclass
+class Stats:
+    obligations: int = 0
+    by_interval: int = 0
+    queries: int = 0
+    z3_seconds: float = 0.0
+
+
+class KernelAnalysis:
+    def __init__(self, kernel: ir.Kernel, timeout_ms: int) -> None:
+        self.k = kernel
+        self.info = {s.sym: s for s in kernel.symbols}
+        self.loops = {lp.id: lp for lp in kernel.loops}
+        self.ranges = self._ranges()
+        base = []
+        for s in kernel.symbols:
+            if s.role in INPUT_ROLES:
+                if s.lo is not None:
+                    base.append(E.ge(s.sym, s.lo))
+                if s.hi is not None:
+                    base.append(E.lt(s.sym, s.hi))
+        base.extend(a.cond for a in kernel.assumptions)
+        self.base = base
+        self.prover = Prover(base, timeout_ms)
+        self.stats = Stats()
+        self._seen: set = set()
+
+    # ------------------------------------------------------------------ facts
+    def _ranges(self) -> dict:
+        r: dict = {}
+        for s in self.k.symbols:
+            lo = E.interval(s.lo, r).lo if s.lo is not None else None
+            hi = E.interval(s.hi, r).hi if s.hi is not None else None
+            r[s.sym] = E.Interval(lo, None if hi is None else hi - 1)
+        for a in self.k.assumptions:
+            E.refine_ranges(r, a.cond)
+        for lp in self.k.loops:  # loops are in creation order: parents first
+            lo = E.interval(lp.start, r).lo
+            hi = E.interval(lp.stop, r).hi
+            r[lp.var] = E.Interval(lo, None if hi is None else hi - 1)
+        return r
+
+    def names(self, s: object) -> str:
+        info = self.info.get(s)
+        return info.label if info is not None else getattr(s, "name", "?")
+
+    def show(self, e: object) -> str:
+        if isinstance(e, (E.Expr, E.BExpr)):
+            return E.short(e, self.names, 60)
+        return str(e)
+
+    def local_facts(self, ctx: ir.Ctx, iotas: tuple = (), mask: E.BExpr = E.TRUE) -> tuple:
+        facts = []
+        for lid in ctx.loops:
+            lp = self.loops.get(lid)
+            if lp is None:
+                continue
+            facts.append(E.ge(lp.var, lp.start))
+            facts.append(E.lt(lp.var, lp.stop))
+            if lp.step != E.ONE:
+                facts.append(E.eq(E.mod(E.sub(lp.var, lp.start), lp.step), 0))
+        for io in iotas:
+            facts.append(E.ge(io.var, 0))
+            facts.append(E.lt(io.var, io.size))
+        if ctx.path != E.TRUE:
+            facts.append(ctx.path)
+        if mask != E.TRUE:
+            facts.append(mask)
+        return tuple(facts)
+
+    def exec_bounds(self, syms: set) -> list:
+        """Range facts of program ids (and other exec symbols with declared bounds) an obligation mentions."""
+        out = []
+        for s in syms:
+            info = self.info.get(s)
+            if info is None or info.role not in ("pid", "register", "seq"):
+                continue
+            if info.lo is not None:
+                out.append(E.ge(s, info.lo))
+            if info.hi is not None:
+                out.append(E.lt(s, info.hi))
+        return out
+
+    def _bounds(self, syms: set, local: list) -> dict:
+        """Symbolic [lo, hi] (inclusive) of the execution symbols an obligation mentions."""
+        out: dict = {}
+        for lid in self.loops:
+            lp = self.loops[lid]
+            if lp.var in syms and lp.step == E.ONE:
+                out[lp.var] = (lp.start, E.sub(lp.stop, 1))
+            elif lp.var in syms and isinstance(lp.step, E.Const) and lp.step.value > 0:
+                trip = E.ceildiv(E.sub(lp.stop, lp.start), lp.step)
+                out[lp.var] = (lp.start, E.add(lp.start, E.mul(lp.step, E.sub(trip, 1))))
+        for s in syms:
+            info = self.info.get(s)
+            if info is not None and info.role in ("pid", "iota", "seq") and s not in out:
+                out[s] = (info.lo, None if info.hi is None else E.sub(info.hi, 1))
+        for f in local:  # iota ranges and the like come as facts
+            if isinstance(f, E.Cmp) and f.op == E.LE:
+                t, c = E._linear_parts(f.e)
+                if len(t) >= 1:
+                    for s, k in t.items():
+                        if isinstance(s, E.Sym) and s in syms and k == 1 and s not in out and len(t) > 1:
+                            rest = E.sub(f.e, s)
+                            out[s] = (None, E.neg(rest))
+        return out
+
+    # ------------------------------------------------------------------ deciding
+    def check(self, ob: Obligation) -> Diagnostic | None:
+        self.stats.obligations += 1
+        if ob.goal == E.TRUE:
+            return None
+        key = (ob.code, ob.span, ob.goal, ob.facts)
+        if key in self._seen:
+            return None
+        self._seen.add(key)
+        local = list(ob.facts)
+        syms = set(E.free_syms(ob.goal))
+        for f in local:
+            syms |= E.free_syms(f)
+        local.extend(self.exec_bounds(syms))
+        for f in local:
+            syms |= E.free_syms(f)
+        ranges = dict(self.ranges)
+        for f in local:
+            E.refine_ranges(ranges, f)
+        if ob.goal != E.FALSE and prove_cheaply(ob.goal, ranges, self._bounds(syms, local)):
+            self.stats.by_interval += 1
+            return None
+        verdict = self.prover.find_violation(ob.goal, local)
+        self.stats.queries = self.prover.queries
+        self.stats.z3_seconds = self.prover.seconds
+        if isinstance(verdict, Proved):
+            return None
+        if isinstance(verdict, Unknown):
+            return self._undecided(ob, f"the solver could not decide it ({verdict.reason})")
+        return self._violation(ob, local, syms, verdict)
+
+    def _violation(self, ob: Obligation, local: list, syms: set, v: Violated) -> Diagnostic:
+        unknown = [s for s in syms if self.info.get(s) is not None and self.info[s].role == "unknown"]
+        if unknown:
+            labels = ", ".join(sorted(self.names(s) for s in unknown))
+            return self._undecided(ob, f"it depends on {labels}, which the verifier could not determine")
+        inputs = [s for s in syms if self.info.get(s) is not None and self.info[s].role in INPUT_ROLES]
+        execs = [s for s in syms if isinstance(s, E.Sym) and s not in inputs]
+        shown = _connected(set(E.free_syms(ob.goal)), local + self.base)
+        severity = ob.floor or ERROR
+        suggestion = None
+        if ob.floor is None and inputs:
+            fine = self.prover.sometimes_fine(ob.goal, local, execs)
+            if fine is not False:
+                severity = WARNING
+                suggestion = self._suggest(ob, local, inputs)
+        model = self._nicer_model(ob, local, [s for s in inputs if s in shown]) or v.model
+        ce = self._counterexample(model, [s for s in inputs if s in shown], [s for s in execs if s in shown])
+        message = ob.message
+        here = self._quantities(ob, model)
+        if here:
+            message += f" ({here})"
+        return Diagnostic(ob.code, severity, message, location(ob.span), self.k.name, ce, suggestion,
+                          self._notes(ob, syms))
+
+    def _nicer_model(self, ob: Obligation, local: list, inputs: list) -> dict | None:
+        """A counterexample with realistic shapes (multiples of 128 first), when one exists."""
+        shapes = [s for s in inputs if self.info[s].role == "shape"]
+        if not shapes:
+            return None
+        for nice in (E.band(*[E.band(E.eq(E.mod(s, 128), 0), E.ge(s, 128)) for s in shapes]),
+                     E.band(*[E.ge(s, 128) for s in shapes])):
+            r = self.prover.find_violation(ob.goal, list(local) + [nice])
+            if isinstance(r, Violated):
+                return r.model
+        return None
+
+    def _undecided(self, ob: Obligation, why: str) -> Diagnostic:
+        return Diagnostic("NKI901", WARNING, f"could not decide whether this is safe ({ob.code}: {ob.message}): {why}",
+                          location(ob.span), self.k.name, None, None, self._notes(ob, set(E.free_syms(ob.goal))))
+
+    def _counterexample(self, model: dict, inputs: list, execs: list) -> tuple:
+        def order(s: E.Sym) -> tuple:
+            role = self.info[s].role if s in self.info else "zz"
+            rank = {"shape": 0, "scalar": 1, "grid": 2, "pid": 3, "loop": 4, "iota": 5}.get(role, 6)
+            return (rank, s.uid)
+
+        out = []
+        for s in sorted(inputs, key=order) + sorted(execs, key=order):
+            if s in model:
+                out.append((self.names(s), model[s]))
+        return tuple(out)
+
+    def _quantities(self, ob: Obligation, model: dict) -> str:
+        parts = []
+        for name, e in ob.quantities:
+            if not isinstance(e, E.Expr) or isinstance(e, E.Const):
+                continue
+            try:
+                env = {s: model.get(s, 0) for s in E.free_syms(e)}
+                parts.append(f"{name} = {E.evaluate(e, env)}")
+            except Exception:  # noqa: BLE001 - a quantity we cannot evaluate is just not shown
+                continue
+        return ", ".join(parts)
+
+    def _notes(self, ob: Obligation, syms: set) -> tuple:
+        notes = list(ob.notes)
+        for lid in ob.loops:
+            lp = self.loops.get(lid)
+            if lp is not None and lp.var in syms:
+                notes.append(Note(location(lp.span), f"loop index {self.names(lp.var)} ranges over "
+                                                     f"range({self.show(lp.start)}, {self.show(lp.stop)}"
+                                                     f"{'' if lp.step == E.ONE else ', ' + self.show(lp.step)})"))
+        return tuple(notes)
+
+    def _suggest(self, ob: Obligation, local: list, inputs: list) -> str | None:
+        cands: list = []
+        if _simple(ob.goal) and not any(isinstance(s, E.Sym) and self.info.get(s) and self.info[s].role in EXEC_ROLES
+                                        for s in E.free_syms(ob.goal)):
+            cands.append(ob.goal)
+        consts = sorted({c for c in _constants(ob.goal) if c > 1}, reverse=True)[:3]
+        goal_syms = [s for s in E.free_syms(ob.goal) if self.info.get(s) is not None
+                     and self.info[s].role in ("shape", "scalar")]
+        shape_syms = [s for s in inputs if self.info[s].role in ("shape", "scalar")]
+        # a dimension that must match another one (the loop bound comes from a different input)
+        for s in goal_syms[:2]:
+            for t in shape_syms:
+                if t is not s and t not in goal_syms:
+                    cands.append(E.eq(s, t))
+        for s in shape_syms[:3]:
+            for c in consts:
+                cands.append(E.eq(E.mod(s, c), 0))
+        for s in shape_syms[:3]:
+            for c in consts:
+                cands.append(E.le(s, c))
+        for cand in cands[:8]:
+            if cand in (E.TRUE, E.FALSE):
+                continue
+            if self.prover.proves_with(cand, ob.goal, local):
+                return f"assert {self.show(cand)}"
+        return None
+
+
+def prove_cheaply(goal: E.BExpr, ranges: dict, bounds: dict) -> bool:
+    """Intervals, min/max case splits and monotone substitution of bounded indices (no solver)."""
+    if E.decide(goal, ranges) is True:
+        return True
+    if isinstance(goal, E.BAnd):
+        return all(prove_cheaply(g, ranges, bounds) for g in goal.args)
+    if isinstance(goal, E.Cmp) and goal.op == E.LE:
+        return _nonpos(goal.e, ranges, bounds, 0)
+    return False
+
+
+def _nonpos(e: E.Expr, ranges: dict, bounds: dict, depth: int) -> bool:
+    iv = E.interval(e, ranges)
+    if iv.hi is not None and iv.hi <= 0:
+        return True
+    if depth > 8:
+        return False
+    terms, c = E._linear_parts(e)
+    for atom, k in terms.items():
+        if isinstance(atom, (E.Min, E.Max)):
+            rest = E.sub(e, E.mul(k, atom))
+            cases = [E.add(rest, E.mul(k, arg)) for arg in atom.args]
+            need_any = (isinstance(atom, E.Min) and k > 0) or (isinstance(atom, E.Max) and k < 0)
+            if need_any:
+                if any(_nonpos(x, ranges, bounds, depth + 1) for x in cases):
+                    return True
+            elif all(_nonpos(x, ranges, bounds, depth + 1) for x in cases):
+                return True
+            return False
+    for atom, k in terms.items():
+        if not isinstance(atom, E.Sym) or atom not in bounds:
+            continue
+        others = [a for a in terms if a is not atom]
+        if any(atom in E.free_syms(a) for a in others):
+            continue
+        lo, hi = bounds[atom]
+        repl = hi if k > 0 else lo
+        if repl is None:
+            continue
+        if _nonpos(E.substitute(e, {atom: repl}), ranges, bounds, depth + 1):
+            return True
+    return False
+
+
+def _connected(syms: set, facts: list) -> set:
+    """Symbols linked to `syms` through individual conjuncts of the facts (for a short counterexample)."""
+    parts = []
+    for f in facts:
+        parts.extend(f.args if isinstance(f, E.BAnd) else (f,))
+    out = set(syms)
+    changed = True
+    while changed:
+        changed = False
+        for p in parts:
+            fs = E.free_syms(p)
+            if fs & out and not fs <= out and len(fs) <= 3:
+                out |= fs
+                changed = True
+    return out
+
+
+def _simple(goal: E.BExpr) -> bool:
+    """A condition short enough to suggest as an assert (N <= 128, K == K2)."""
+    if not isinstance(goal, E.Cmp):
+        return False
+    t, _ = E._linear_parts(goal.e)
+    return len(t) <= 2 and all(isinstance(a, E.Sym) and abs(k) == 1 for a, k in t.items())
+
+
+def _constants(b: object) -> set:
+    out: set = set()
+
+    def walk(e: object) -> None:
+        if isinstance(e, E.Const):
+            out.add(abs(e.value))
+        elif isinstance(e, E.Lin):
+            out.add(abs(e.const))
+            for _, c in e.terms:
+                out.add(abs(c))
+        for c in E.children(e) if isinstance(e, (E.Expr, E.BExpr)) else ():
+            walk(c)
+
+    walk(b)
+    return out
+
+
+Check = Callable[[KernelAnalysis], list]
+_ = field

@@ -1,0 +1,72 @@
+"""Decisions the front end asks for while interpreting (is this branch condition settled?).
+
+Interval reasoning first; z3 with a small deterministic budget when intervals
+cannot tell.  An undecided condition makes the front end explore both branches,
+which is always sound.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compiler import expr as E
+
+from .solver import Translator, make_solver
+
+DECIDE_RLIMIT = 300_000
+
+
+class SolverOracle:
+    def __init__(self, timeout_ms: int = 200) -> None:
+        self.timeout_ms = timeout_ms
+        self._tr: Translator | None = None
+        self._cache: dict = {}
+        self.queries = 0
+
+    def decide(self, cond: E.BExpr, facts: E.BExpr, kb: Any, ranges: dict) -> bool | None:
+        d = E.decide(cond, ranges)
+        if d is not None:
+            return d
+        syms = E.free_syms(cond)
+        if any(getattr(s, "kind", "") == "probe" for s in syms):
+            return None
+        if E.size(cond) + E.size(facts) > 400:
+            return None  # too large to be worth a solver call here; both branches get explored
+        key = (cond, facts, tuple(kb.assumptions))
+        if key in self._cache:
+            return self._cache[key]
+        out = self._solve(cond, facts, kb)
+        self._cache[key] = out
+        return out
+
+    def _solve(self, cond: E.BExpr, facts: E.BExpr, kb: Any) -> bool | None:
+        if self._tr is None:
+            self._tr = Translator()
+        tr = self._tr
+        z3 = tr.z3
+        base = [facts] + [a.cond for a in kb.assumptions]
+        for info in kb.symbols:
+            if info.lo is not None:
+                base.append(E.ge(info.sym, info.lo))
+            if info.hi is not None:
+                base.append(E.lt(info.sym, info.hi))
+        try:
+            s = make_solver(self.timeout_ms, DECIDE_RLIMIT)
+            for f in base:
+                if f != E.TRUE:
+                    s.add(tr.term(f))
+            c = tr.term(cond)
+            self.queries += 2
+            s.push()
+            s.add(z3.Not(c))
+            r1 = s.check()
+            s.pop()
+            if r1 == z3.unsat:
+                return True
+            s.add(c)
+            r2 = s.check()
+            if r2 == z3.unsat:
+                return False
+        except Exception:  # noqa: BLE001 - an oracle failure only means "undecided"
+            return None
+        return None

@@ -1,0 +1,259 @@
+"""The one place z3 is set up.
+
+Every query answers Proved | Violated(model) | Unknown(reason); Unknown is
+never read as Proved.  Solvers use a fixed seed and a deterministic resource
+limit (`rlimit`) so that verdicts do not depend on machine load, plus a wall
+timeout as a last resort.  z3 is imported lazily: most obligations are settled
+by interval reasoning and never reach it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from compiler import expr as E
+
+RLIMIT = 300_000  # deterministic work bound per query (z3 resource units)
+QUANT_RLIMIT = 600_000
+
+
+@dataclass(frozen=True)
+class Proved:
+    pass
+
+
+@dataclass(frozen=True)
+class Violated:
+    model: dict  # Sym/BSym -> int/bool
+
+
+@dataclass(frozen=True)
+class Unknown:
+    reason: str
+
+
+PROVED = Proved()
+
+
+def _z3() -> Any:
+    import z3  # noqa: PLC0415 - deliberately lazy (cold start)
+
+    return z3
+
+
+class Translator:
+    """compiler.expr -> z3 terms, memoised per kernel."""
+
+    def __init__(self) -> None:
+        self.z3 = _z3()
+        self._vars: dict = {}
+        self._memo: dict = {}
+
+    def var(self, s: Any) -> Any:
+        v = self._vars.get(s)
+        if v is None:
+            z3 = self.z3
+            v = z3.Int(f"s{s.uid}") if isinstance(s, E.Sym) else z3.Bool(f"b{s.uid}")
+            self._vars[s] = v
+        return v
+
+    def vars(self) -> dict:
+        return self._vars
+
+    def term(self, e: Any) -> Any:
+        m = self._memo.get(e)
+        if m is not None:
+            return m
+        out = self._term(e)
+        self._memo[e] = out
+        return out
+
+    def _term(self, e: Any) -> Any:
+        z3 = self.z3
+        if isinstance(e, E.Const):
+            return z3.IntVal(e.value)
+        if isinstance(e, (E.Sym, E.BSym)):
+            return self.var(e)
+        if isinstance(e, E.BConst):
+            return z3.BoolVal(e.value)
+        if isinstance(e, E.Lin):
+            parts = [self.term(a) * c if c != 1 else self.term(a) for a, c in e.terms]
+            if e.const:
+                parts.append(z3.IntVal(e.const))
+            return z3.Sum(parts) if len(parts) > 1 else parts[0]
+        if isinstance(e, E.Mul):
+            out = self.term(e.factors[0])
+            for f in e.factors[1:]:
+                out = out * self.term(f)
+            return out
+        if isinstance(e, E.FloorDiv):
+            a, b = self.term(e.a), self.term(e.b)
+            if isinstance(e.b, E.Const) and e.b.value > 0:
+                return a / b  # Euclidean division == floor division for a positive divisor
+            return z3.If(b > 0, a / b, (-a) / (-b))
+        if isinstance(e, E.Mod):
+            a, b = self.term(e.a), self.term(e.b)
+            if isinstance(e.b, E.Const) and e.b.value > 0:
+                return a % b
+            q = z3.If(b > 0, a / b, (-a) / (-b))
+            return a - b * q
+        if isinstance(e, E.Min):
+            out = self.term(e.args[0])
+            for x in e.args[1:]:
+                t = self.term(x)
+                out = z3.If(t < out, t, out)
+            return out
+        if isinstance(e, E.Max):
+            out = self.term(e.args[0])
+            for x in e.args[1:]:
+                t = self.term(x)
+                out = z3.If(t > out, t, out)
+            return out
+        if isinstance(e, E.Ite):
+            return z3.If(self.term(e.cond), self.term(e.a), self.term(e.b))
+        if isinstance(e, E.Cmp):
+            t = self.term(e.e)
+            if e.op == E.LE:
+                return t <= 0
+            if e.op == E.EQ:
+                return t == 0
+            return t != 0
+        if isinstance(e, E.BAnd):
+            return z3.And([self.term(a) for a in e.args])
+        if isinstance(e, E.BOr):
+            return z3.Or([self.term(a) for a in e.args])
+        if isinstance(e, E.BNot):
+            return z3.Not(self.term(e.a))
+        raise TypeError(f"cannot translate {type(e).__name__}")
+
+
+def make_solver(timeout_ms: int, rlimit: int = RLIMIT) -> Any:
+    z3 = _z3()
+    s = z3.Solver()
+    s.set("random_seed", 0)
+    s.set("rlimit", rlimit)
+    s.set("timeout", int(timeout_ms))
+    return s
+
+
+def relevant(goal_syms: set, facts: list) -> list:
+    """The facts connected to the goal's symbols (cone of influence): the rest cannot matter."""
+    syms = set(goal_syms)
+    pending = [(f, E.free_syms(f)) for f in facts if f != E.TRUE]
+    out: list = []
+    changed = True
+    while changed:
+        changed = False
+        rest = []
+        for f, fs in pending:
+            if fs & syms or not fs:
+                out.append(f)
+                syms |= fs
+                changed = True
+            else:
+                rest.append((f, fs))
+        pending = rest
+    return out
+
+
+class Prover:
+    """Answers obligations for one kernel under its global facts."""
+
+    def __init__(self, base_facts: Iterable[E.BExpr], timeout_ms: int) -> None:
+        self.timeout_ms = timeout_ms
+        self.base = [f for f in base_facts if f != E.TRUE]
+        self._tr: Translator | None = None
+        self.queries = 0
+        self.seconds = 0.0
+
+    @property
+    def tr(self) -> Translator:
+        if self._tr is None:
+            self._tr = Translator()
+        return self._tr
+
+    def _solver(self, goal: E.BExpr, facts: Iterable[E.BExpr], rlimit: int = RLIMIT) -> tuple:
+        local = [f for f in facts if f != E.TRUE]
+        keep = relevant(set(E.free_syms(goal)), self.base + local)
+        s = make_solver(self.timeout_ms, rlimit)
+        for f in keep:
+            s.add(self.tr.term(f))
+        return s, keep
+
+    def find_violation(self, goal: E.BExpr, facts: Iterable[E.BExpr]) -> Any:
+        """Is `facts and not goal` satisfiable under the base facts?"""
+        import time
+
+        z3 = _z3()
+        t0 = time.perf_counter()
+        self.queries += 1
+        try:
+            s, _ = self._solver(goal, facts)
+            s.add(z3.Not(self.tr.term(goal)))
+            r = s.check()
+            if r == z3.unsat:
+                return PROVED
+            if r == z3.sat:
+                return Violated(self._model(s.model()))
+            return Unknown(s.reason_unknown() or "solver gave up")
+        except z3.Z3Exception as exc:
+            return Unknown(str(exc))
+        finally:
+            self.seconds += time.perf_counter() - t0
+
+    def _model(self, m: Any) -> dict:
+        out = {}
+        for s, v in self.tr.vars().items():
+            val = m.eval(v, model_completion=False)
+            if isinstance(s, E.Sym):
+                if hasattr(val, "as_long"):
+                    try:
+                        out[s] = val.as_long()
+                    except Exception:  # noqa: BLE001
+                        pass
+            else:
+                if val is not None and str(val) in ("True", "False"):
+                    out[s] = str(val) == "True"
+        return out
+
+    def sometimes_fine(self, goal: E.BExpr, facts: list, exec_syms: list) -> bool | None:
+        """Is there an admissible input for which no execution violates `goal`?
+
+        True: the violation depends on the inputs (a warning); False: every admissible input can reach
+        it (an error); None: undecided.
+        """
+        import time
+
+        z3 = _z3()
+        self.queries += 1
+        t0 = time.perf_counter()
+        try:
+            local = [f for f in facts if f != E.TRUE]
+            syms = set(E.free_syms(goal))
+            for f in local:
+                syms |= E.free_syms(f)
+            s = make_solver(self.timeout_ms, QUANT_RLIMIT)
+            for f in relevant(syms, self.base):
+                s.add(self.tr.term(f))
+            body = z3.Implies(z3.And([self.tr.term(f) for f in local] or [z3.BoolVal(True)]), self.tr.term(goal))
+            xs = [self.tr.var(x) for x in exec_syms]
+            s.add(z3.ForAll(xs, body) if xs else body)
+            r = s.check()
+            if r == z3.sat:
+                return True
+            if r == z3.unsat:
+                return False
+            return None
+        except z3.Z3Exception:
+            return None
+        finally:
+            self.seconds += time.perf_counter() - t0
+
+    def proves_with(self, extra: E.BExpr, goal: E.BExpr, facts: list) -> bool:
+        r = self.find_violation(goal, list(facts) + [extra])
+        if not isinstance(r, Proved):
+            return False
+        # the extra assumption must leave some admissible input
+        r2 = self.find_violation(E.bnot(extra), [])
+        return isinstance(r2, Violated)

@@ -1,0 +1,125 @@
+"""NKI202/303/501/502/503: every instruction call against its compiler/spec declaration."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compiler import expr as E
+from compiler import ir, spec
+from compiler.spec.schema import MISSING
+from compiler.spec.targets import get_target
+
+from .engine import KernelAnalysis, Obligation
+from .limits import display
+
+
+class InstrBinding:
+    """What a spec rule may ask about one IR instruction."""
+
+    def __init__(self, kernel: ir.Kernel, ins: ir.Instr) -> None:
+        self.target = get_target(kernel.target)
+        self.k = kernel
+        self.ins = ins
+        self.ops = {}
+        for o in ins.operands:
+            self.ops.setdefault(o.role, o)
+        self.attrs = dict(ins.attrs)
+
+    def has(self, role: str) -> bool:
+        if role in self.ops:
+            return True
+        v = self.attrs.get(role, MISSING)
+        return v is not MISSING and v is not None
+
+    def is_tensor(self, role: str) -> bool:
+        return role in self.ops
+
+    def shape(self, role: str) -> tuple | None:
+        o = self.ops.get(role)
+        return None if o is None else tuple(E.lower(d) for d in o.shape)
+
+    def dtype(self, role: str) -> str | None:
+        o = self.ops.get(role)
+        if o is None:
+            return None
+        return o.dtype or self.k.tensors[o.tensor].dtype
+
+    def buffer(self, role: str) -> str | None:
+        o = self.ops.get(role)
+        return None if o is None else self.k.tensors[o.tensor].buffer
+
+    def attr(self, name: str) -> Any:
+        return self.attrs.get(name, MISSING)
+
+
+def instruction_obligations(ka: KernelAnalysis) -> list:
+    k = ka.k
+    out = []
+    for ins in k.instrs:
+        decl = spec.find(ins.op)
+        if decl is None:
+            continue
+        b = InstrBinding(k, ins)
+        facts = ka.local_facts(ins.ctx, ins.iotas, ins.mask)
+        for rule in decl.all_rules():
+            if not rule.applies(k.target, ins.dialect):
+                continue
+            goal = spec.evaluate(rule, b)
+            if goal is None or goal == E.TRUE:
+                continue
+            floor = None
+            if rule.code == "NKI503" and k.target_origin == "default":
+                floor = "warning"  # the target is only the default: the kernel may be meant for another one
+            message = f"{display(ins.op)}: {rule.message}"
+            param_ops = _param_operands(k, ins, rule)
+            if rule.code == "NKI303" and param_ops:
+                # a kernel input used where on-chip memory is required: a bug at top level, but the usual shape
+                # of a decorated helper that a caller invokes with SBUF/PSUM tensors
+                floor = "warning"
+                message += (f" ('{param_ops[0]}' is a kernel input, i.e. HBM when this function is launched; if it "
+                            f"is a helper called with on-chip tensors, drop @nki.jit or verify its caller)")
+            if rule.code == "NKI503":
+                message += f" (the selected target is {k.target}" + (
+                    "; choose another with --target" if k.target_origin == "default" else "") + ")"
+            out.append(Obligation(rule.code, goal, facts, ins.span, message, _quantities(rule.pred, b),
+                                  loops=ins.ctx.loops, floor=floor))
+    return out
+
+
+def _param_operands(k: ir.Kernel, ins: ir.Instr, rule: Any) -> list:
+    from compiler.spec import schema as S
+
+    roles = {p.role for p in _leaves(rule.pred) if isinstance(p, S.BufferIn)}
+    out = []
+    for o in ins.operands:
+        t = k.tensors[o.tensor]
+        if o.role in roles and t.kind == "param":
+            out.append(t.name)
+    return out
+
+
+def _quantities(pred: Any, b: InstrBinding) -> tuple:
+    """The two sides of a comparison, for the 'here: ...' part of a message."""
+    from compiler.spec import schema as S
+
+    out = []
+    for p in _leaves(pred):
+        if isinstance(p, (S.Le, S.Eq)):
+            for term in (p.a, p.b):
+                try:
+                    v = term.ev(b)
+                except S.NotApplicable:
+                    continue
+                if isinstance(v, E.Expr):
+                    out.append((term.show(), v))
+    return tuple(out)
+
+
+def _leaves(p: Any) -> list:
+    from compiler.spec import schema as S
+
+    if isinstance(p, (S.All, S.Any_)):
+        return [x for q in p.parts for x in _leaves(q)]
+    if isinstance(p, S.Implies):
+        return _leaves(p.then)
+    return [p]

@@ -1,0 +1,143 @@
+"""The one analysis entry point, shared by the CLI, the language server and the tests.
+
+    verify_source(text, path, options) -> list[Diagnostic]
+
+Source text in (never executed), diagnostics out.  No global state: the result
+depends only on the arguments (and on the project modules the file imports).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import traceback
+from dataclasses import dataclass, field
+
+from compiler import frontend, ir
+from compiler.frontend import SourceSet
+
+from . import rules
+from .analysis.bounds import check_obligations, subscript_obligations
+from .analysis.engine import KernelAnalysis, location
+from .analysis.limits import partition_obligations
+from .analysis.oracle import SolverOracle
+from .analysis.spec_rules import instruction_obligations
+from .diagnostics import SEVERITY_RANK, Diagnostic, Location
+from .options import Options
+
+ANALYSES = (subscript_obligations, check_obligations, partition_obligations, instruction_obligations)
+
+
+@dataclass
+class KernelReport:
+    name: str
+    context: str
+    complete: bool
+    obligations: int
+    by_interval: int
+    solver_queries: int
+    solver_seconds: float
+
+
+@dataclass
+class VerifyResult:
+    path: str
+    diagnostics: list = field(default_factory=list)
+    kernels: list = field(default_factory=list)  # KernelReport
+    ir: list = field(default_factory=list)  # ir.Kernel
+    read_paths: list = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def verify_source(text: str, path: str, options: Options | None = None) -> list[Diagnostic]:
+    """Diagnostics for one file's source text."""
+    return analyze_source(text, path, options).diagnostics
+
+
+def analyze_source(text: str, path: str, options: Options | None = None) -> VerifyResult:
+    options = options or Options()
+    t0 = time.perf_counter()
+    result = VerifyResult(path)
+    fe_opts = frontend.Options(target=options.target, shapes=dict(options.shapes),
+                               kernels=list(options.kernels) if options.kernels else None,
+                               unroll_limit=options.unroll_limit, nki_version=options.nki_version,
+                               target_explicit=options.target_explicit)
+    fe_opts.grids = dict(options.grids)
+    sources = SourceSet(dict(options.overlays), options.reader)
+    try:
+        fr = frontend.analyze(text, path, fe_opts, SolverOracle(), sources)
+    except Exception as exc:  # noqa: BLE001 - an internal failure becomes a located diagnostic, never a traceback
+        result.diagnostics = [_internal(path, exc)]
+        result.seconds = time.perf_counter() - t0
+        return result
+    diags = [_front(issue) for issue in fr.issues]
+    for kernel in fr.kernels:
+        result.ir.append(kernel)
+        try:
+            diags.extend(_analyse_kernel(kernel, options, result))
+        except Exception as exc:  # noqa: BLE001
+            diags.append(_internal(path, exc, kernel))
+    result.diagnostics = _dedupe(diags)
+    result.read_paths = fr.read_paths
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult) -> list:
+    ka = KernelAnalysis(kernel, options.solver_timeout_ms)
+    out = []
+    for analysis in ANALYSES:
+        for ob in analysis(ka):
+            d = ka.check(ob)
+            if d is not None:
+                out.append(d)
+    result.kernels.append(KernelReport(kernel.name, kernel.context, kernel.complete, ka.stats.obligations,
+                                       ka.stats.by_interval, ka.prover.queries, ka.prover.seconds))
+    return out
+
+
+def _front(issue: ir.FrontendIssue) -> Diagnostic:
+    sev = issue.severity or rules.default_severity(issue.code)
+    return Diagnostic(issue.code, sev, issue.message, location(issue.span), issue.kernel)
+
+
+def _internal(path: str, exc: BaseException, kernel: ir.Kernel | None = None) -> Diagnostic:
+    where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    origin = f" ({type(exc).__name__} in {where.name})" if where else f" ({type(exc).__name__})"
+    loc = location(kernel.span) if kernel is not None else Location(path, 1, 1, 1, 1)
+    return Diagnostic("NKI902", "warning", f"internal error while analysing this kernel{origin}: {exc}; "
+                      "the kernel was not fully checked (please report this)", loc,
+                      kernel.name if kernel is not None else None)
+
+
+def _dedupe(diags: list) -> list:
+    best: dict = {}
+    for d in diags:
+        key = (d.code, d.location, d.message)
+        prev = best.get(key)
+        if prev is None or SEVERITY_RANK[d.severity] > SEVERITY_RANK[prev.severity]:
+            best[key] = d
+    # the same finding from several launch contexts: keep the most severe per (code, location)
+    by_loc: dict = {}
+    for d in best.values():
+        key = (d.code, d.location, d.message.split(" (")[0])
+        prev = by_loc.get(key)
+        if prev is None or SEVERITY_RANK[d.severity] > SEVERITY_RANK[prev.severity]:
+            by_loc[key] = d
+    merged: dict = {}
+    out = []
+    for d in sorted(by_loc.values(), key=lambda d: d.sort_key()):
+        if d.code == "NKI901":
+            key = (d.location.path, d.location.line)
+            prev = merged.get(key)
+            if prev is not None:
+                merged[key] = (prev[0], prev[1] + 1)
+                continue
+            merged[key] = (len(out), 1)
+        out.append(d)
+    for i, n in merged.values():
+        if n > 1:
+            d = out[i]
+            out[i] = dataclasses.replace(d, message=f"{d.message} (and {n - 1} more undecided check"
+                                                    f"{'s' if n > 2 else ''} here)")
+    return out

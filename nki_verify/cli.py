@@ -1,0 +1,220 @@
+"""Command line: `nki-verify [check] PATH...`, `nki-verify ir PATH`, `nki-verify rule CODE`.
+
+Exit codes: 0 no errors, 1 errors found, 2 usage error or a file that cannot be read.
+The contract is documented in docs/cli.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from typing import Sequence
+
+from compiler.spec.targets import ALIASES, TARGETS
+
+from . import rules
+from .api import analyze_source
+from .diagnostics import ERROR
+from .options import Options
+from .report import json_report
+from .report.text import SourceCache, format_diagnostic, summary, use_color
+
+COMMANDS = ("check", "ir", "rule")
+SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".tox", ".mypy_cache",
+             ".pytest_cache", "build", "dist", ".nki_verify_cache"}
+SHAPE_RE = re.compile(r"^(?:(?P<kernel>[A-Za-z_*][\w*]*)\.)?(?P<param>[A-Za-z_]\w*)=(?P<dims>\d+(?:x\d+)*)"
+                      r"(?::(?P<dtype>\w+))?$")
+GRID_RE = re.compile(r"^(?:(?P<kernel>[A-Za-z_*][\w*]*)=)?(?P<dims>\d+(?:x\d+)*)$")
+
+
+class UsageError(Exception):
+    pass
+
+
+def _targets() -> list:
+    return sorted(TARGETS) + sorted(ALIASES)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="nki-verify", description="Static verifier and linter for NKI kernels. "
+                                "Never executes the analysed files.")
+    sub = p.add_subparsers(dest="command")
+    check = sub.add_parser("check", help="verify kernels (the default command)")
+    _common(check)
+    check.add_argument("paths", nargs="+", help="files or directories (directories recurse over .py files)")
+    check.add_argument("--output-format", choices=("text", "json"), default="text")
+    irp = sub.add_parser("ir", help="print the kernel IR the verifier understood")
+    _common(irp)
+    irp.add_argument("paths", nargs="+")
+    rule = sub.add_parser("rule", help="print the documentation of a rule")
+    rule.add_argument("code", nargs="?", help="e.g. NKI101 (omit to list all rules)")
+    return p
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--target", choices=_targets(), default=None,
+                   help="NeuronCore generation (default trn2, or the kernel's own platform_target)")
+    p.add_argument("--shape", action="append", default=[], metavar="[KERNEL.]PARAM=DxD[:DTYPE]",
+                   help="fix an input shape, e.g. --shape tensor_add.a=256x1024:bfloat16 (repeatable)")
+    p.add_argument("--grid", action="append", default=[], metavar="[KERNEL=]DxD",
+                   help="fix the launch grid, e.g. --grid tensor_add=2x2")
+    p.add_argument("--kernel", action="append", default=[], metavar="NAME", help="only analyse this kernel")
+    p.add_argument("--solver-timeout", type=int, default=1000, metavar="MS",
+                   help="wall-clock limit per solver query in milliseconds (default 1000); each query also has "
+                        "a deterministic resource limit")
+
+
+def parse_shapes(specs: Sequence[str]) -> dict:
+    shapes: dict = {}
+    for s in specs:
+        m = SHAPE_RE.match(s.strip())
+        if not m:
+            raise UsageError(f"invalid --shape {s!r}: expected [KERNEL.]PARAM=DIMxDIM[:DTYPE], e.g. k.a=256x1024")
+        dims = tuple(int(x) for x in m.group("dims").split("x"))
+        if any(d <= 0 for d in dims):
+            raise UsageError(f"invalid --shape {s!r}: dimensions must be positive")
+        dtype = m.group("dtype")
+        if dtype is not None:
+            from compiler.spec import dtypes
+            canon = dtypes.canonical(dtype)
+            if canon is None:
+                raise UsageError(f"invalid --shape {s!r}: unknown dtype {dtype!r}")
+            dtype = canon
+        shapes.setdefault(m.group("kernel") or "*", {})[m.group("param")] = (dims, dtype)
+    return shapes
+
+
+def parse_grids(specs: Sequence[str]) -> dict:
+    grids: dict = {}
+    for s in specs:
+        m = GRID_RE.match(s.strip())
+        if not m:
+            raise UsageError(f"invalid --grid {s!r}: expected [KERNEL=]DIMxDIM, e.g. k=2x2")
+        grids[m.group("kernel") or "*"] = tuple(int(x) for x in m.group("dims").split("x"))
+    return grids
+
+
+def collect_files(paths: Sequence[str]) -> list:
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                out.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(".py"))
+        elif os.path.isfile(p):
+            out.append(p)
+        else:
+            raise UsageError(f"{p}: no such file or directory")
+    return out
+
+
+def _options(args: argparse.Namespace) -> Options:
+    grids = parse_grids(args.grid)
+    shapes = parse_shapes(args.shape)
+    if "*" in grids:
+        grids = {**{k: grids["*"] for k in shapes if k != "*"}, **grids}
+    return Options(target=args.target or "trn2", target_explicit=args.target is not None, shapes=shapes, grids=grids,
+                   kernels=tuple(args.kernel) if args.kernel else None, solver_timeout_ms=args.solver_timeout)
+
+
+def read_source(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    options = _options(args)
+    files = collect_files(args.paths)
+    t0 = time.perf_counter()
+    diags: list = []
+    n_kernels = 0
+    for path in files:
+        text = read_source(path)
+        res = analyze_source(text, os.path.abspath(path), options)
+        n_kernels += len({k.name for k in res.kernels})
+        diags.extend(res.diagnostics)
+    seconds = time.perf_counter() - t0
+    if args.output_format == "json":
+        sys.stdout.write(json_report.render(diags, len(files), n_kernels, seconds) + "\n")
+    else:
+        color = use_color(sys.stdout)
+        cache = SourceCache()
+        for d in diags:
+            sys.stdout.write(format_diagnostic(d, cache, color) + "\n\n")
+        sys.stdout.write(summary(len(files), n_kernels, diags, seconds) + "\n")
+    return 1 if any(d.severity == ERROR for d in diags) else 0
+
+
+def cmd_ir(args: argparse.Namespace) -> int:
+    from compiler import ir
+
+    options = _options(args)
+    for path in collect_files(args.paths):
+        res = analyze_source(read_source(path), os.path.abspath(path), options)
+        for k in res.ir:
+            sys.stdout.write(ir.format_kernel(k) + "\n\n")
+        for d in res.diagnostics:
+            if d.code in ("NKI901", "NKI902", "NKI999"):
+                sys.stdout.write(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}\n")
+    return 0
+
+
+def cmd_rule(args: argparse.Namespace) -> int:
+    if not args.code:
+        for code, r in sorted(rules.RULES.items()):
+            mark = "" if r.implemented else "  (reserved)"
+            sys.stdout.write(f"{code}  {r.name:<36} {r.severity:<8} {r.summary}{mark}\n")
+        return 0
+    r = rules.RULES.get(args.code.upper())
+    if r is None:
+        raise UsageError(f"unknown rule {args.code!r} (see `nki-verify rule` for the list)")
+    sys.stdout.write(r.text())
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version"):
+        argv.insert(0, "check")
+    if argv and argv[0] == "--version":
+        from . import __version__
+        sys.stdout.write(f"nki-verify {__version__}\n")
+        return 0
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return 0 if exc.code == 0 else 2
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return {"check": cmd_check, "ir": cmd_ir, "rule": cmd_rule}[args.command](args)
+    except UsageError as exc:
+        sys.stderr.write(f"nki-verify: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 2
+    except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
+    except Exception as exc:  # noqa: BLE001 - never a traceback for users; NKI_VERIFY_DEBUG=1 shows it
+        if os.environ.get("NKI_VERIFY_DEBUG"):
+            raise
+        sys.stderr.write(f"nki-verify: internal error: {type(exc).__name__}: {exc}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

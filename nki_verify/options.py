@@ -1,0 +1,30 @@
+"""Options of one analysis: what the CLI, the language server and the tests pass to verify_source."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from compiler.spec.targets import DEFAULT_TARGET
+
+
+@dataclass(frozen=True)
+class Options:
+    target: str = DEFAULT_TARGET
+    target_explicit: bool = False  # chosen by the user (--target / config), not the default
+    # kernel name (or "*") -> parameter -> (dims, dtype or None)
+    shapes: Mapping[str, Mapping[str, tuple]] = field(default_factory=dict)
+    grids: Mapping[str, tuple] = field(default_factory=dict)
+    kernels: tuple[str, ...] | None = None  # analyse only these kernels
+    solver_timeout_ms: int = 1000
+    nki_version: str | None = None
+    unroll_limit: int = 256
+    # open editor buffers (absolute path -> text) read instead of the disk for imported modules
+    overlays: Mapping[str, str] = field(default_factory=dict)
+    reader: Callable[[str], str | None] | None = None
+
+    def cache_key(self) -> tuple:
+        shapes = tuple(sorted((k, tuple(sorted(v.items()))) for k, v in self.shapes.items()))
+        grids = tuple(sorted(self.grids.items()))
+        return (self.target, shapes, grids, self.kernels, self.solver_timeout_ms, self.nki_version,
+                self.unroll_limit)

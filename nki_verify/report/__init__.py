@@ -1,0 +1,1 @@
+"""Renderers: diagnostics -> text for people, JSON for programs."""

@@ -1,0 +1,94 @@
+"""Human-readable output: `path:line:col: CODE severity: message`, a code frame with carets, evidence, a summary."""
+
+from __future__ import annotations
+
+import os
+from typing import TextIO
+
+from ..diagnostics import ERROR, WARNING, Diagnostic, counterexample_text
+
+COLORS = {ERROR: "\033[1;31m", WARNING: "\033[1;33m", "info": "\033[1;36m"}
+BOLD, DIM, RESET, BLUE = "\033[1m", "\033[2m", "\033[0m", "\033[1;34m"
+
+
+def use_color(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def display_path(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+class SourceCache:
+    def __init__(self, overlays: dict | None = None) -> None:
+        self._lines: dict = {}
+        self.overlays = overlays or {}
+
+    def line(self, path: str, n: int) -> str | None:
+        lines = self._lines.get(path)
+        if lines is None:
+            text = self.overlays.get(path)
+            if text is None:
+                try:
+                    with open(path, encoding="utf-8") as f:
+                        text = f.read()
+                except (OSError, UnicodeDecodeError):
+                    text = ""
+            lines = text.splitlines()
+            self._lines[path] = lines
+        return lines[n - 1] if 0 < n <= len(lines) else None
+
+
+def format_diagnostic(d: Diagnostic, sources: SourceCache, color: bool = False) -> str:
+    c = (lambda code, s: f"{code}{s}{RESET}") if color else (lambda code, s: s)
+    loc = d.location
+    head = (f"{c(BOLD, f'{display_path(loc.path)}:{loc.line}:{loc.column}:')} "
+            f"{c(COLORS.get(d.severity, ''), f'{d.code} {d.severity}:')} {d.message}")
+    out = [head]
+    src = sources.line(loc.path, loc.line)
+    if src is not None:
+        gutter = len(str(loc.line))
+        pad = " " * gutter
+        start = max(loc.column - 1, 0)
+        end = loc.end_column - 1 if loc.end_line == loc.line else len(src.rstrip())
+        width = max(1, min(end, len(src)) - start)
+        out.append(c(BLUE, f"{pad} |"))
+        out.append(c(BLUE, f"{loc.line} |") + f" {src.rstrip()}")
+        out.append(c(BLUE, f"{pad} |") + " " + " " * start + c(COLORS.get(d.severity, ""), "^" * width))
+        prefix = c(BLUE, f"{pad} =")
+    else:
+        prefix = "  ="
+    if d.kernel:
+        out.append(f"{prefix} kernel: {d.kernel}")
+    if d.counterexample:
+        out.append(f"{prefix} counterexample: {counterexample_text(d.counterexample)}")
+    if d.suggestion:
+        out.append(f"{prefix} help: if this is a precondition of the kernel, state it: `{d.suggestion}`")
+    for n in d.notes:
+        out.append(f"{prefix} note: {n.message} ({display_path(n.location.path)}:{n.location.line}:"
+                   f"{n.location.column})")
+    for fx in d.fixes:
+        out.append(f"{prefix} fix: {fx.description}")
+    return "\n".join(out)
+
+
+def summary(n_files: int, n_kernels: int, diags: list, seconds: float) -> str:
+    errors = sum(1 for d in diags if d.severity == ERROR)
+    warnings = sum(1 for d in diags if d.severity == WARNING)
+
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}{'' if n == 1 else 's'}"
+
+    verdict = "Found" if errors or warnings else "No problems found:"
+    if errors or warnings:
+        return (f"{verdict} {plural(errors, 'error')} and {plural(warnings, 'warning')} in "
+                f"{plural(n_files, 'file')} ({plural(n_kernels, 'kernel')} analysed) in {seconds:.2f}s.")
+    return f"{verdict} {plural(n_files, 'file')}, {plural(n_kernels, 'kernel')} verified in {seconds:.2f}s."

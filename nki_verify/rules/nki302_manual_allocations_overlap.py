@@ -1,0 +1,22 @@
+"""NKI302: Two manually placed tensors overlap while both are live."""
+
+from .base import Rule
+
+RULE = Rule(
+    code='NKI302',
+    name='manual-allocations-overlap',
+    severity='error',
+    summary='Two manually placed tensors overlap while both are live.',
+    what='Compares the partition x byte rectangles of tensors placed with `address=`.',
+    why='Overlapping live buffers corrupt each other.',
+    bad=(
+        'a = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf, address=(0, 0))\n'
+        'b = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf, address=(0, 512))'
+    ),
+    good=(
+        'a = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf, address=(0, 0))\n'
+        'b = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf, address=(0, 1024))'
+    ),
+    fix='Give each live tensor its own byte range.',
+    implemented=False,
+)

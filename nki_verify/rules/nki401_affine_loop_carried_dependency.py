@@ -1,0 +1,25 @@
+"""NKI401: Two iterations of an `affine_range` loop touch the same element, one of them writing."""
+
+from .base import Rule
+
+RULE = Rule(
+    code='NKI401',
+    name='affine-loop-carried-dependency',
+    severity='error',
+    summary='Two iterations of an `affine_range` loop touch the same element, one of them writing.',
+    what=(
+        'Proves with two copies of the loop index (i != j) that no write in one iteration meets a read or '
+        'write of another.'
+    ),
+    why='`affine_range` promises independent iterations; the compiler may reorder or overlap them.',
+    bad=(
+        'for i in nl.affine_range(n):\n'
+        '    nisa.tensor_tensor(dst=acc, data1=acc, data2=x[i], op=nl.add)'
+    ),
+    good=(
+        'for i in nl.sequential_range(n):\n'
+        '    nisa.tensor_tensor(dst=acc, data1=acc, data2=x[i], op=nl.add)'
+    ),
+    fix='Use `sequential_range` (or allocate per iteration).',
+    implemented=False,
+)

@@ -1,0 +1,19 @@
+"""NKI402: Two program instances write (or write and read) the same element without a barrier."""
+
+from .base import Rule
+
+RULE = Rule(
+    code='NKI402',
+    name='spmd-race',
+    severity='error',
+    summary='Two program instances write (or write and read) the same element without a barrier.',
+    what='Proves race freedom across the launch grid with two symbolic program ids.',
+    why='Concurrent instances corrupt shared HBM.',
+    bad='nisa.dma_copy(dst=out[0:128, :], src=t)  # every instance writes rows 0..127',
+    good=(
+        'pid = nl.program_id(0)\n'
+        'nisa.dma_copy(dst=out[pid * 128:(pid + 1) * 128, :], src=t)'
+    ),
+    fix='Give each instance its own region, or synchronise with core_barrier.',
+    implemented=False,
+)

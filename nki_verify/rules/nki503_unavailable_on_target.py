@@ -1,0 +1,19 @@
+"""NKI503: An instruction or feature is not available on the selected target."""
+
+from .base import Rule
+
+RULE = Rule(
+    code='NKI503',
+    name='unavailable-on-target',
+    severity='error',
+    summary='An instruction or feature is not available on the selected target.',
+    what=(
+        'Checks instruction availability per target (trn1/trn2/trn3), e.g. `activate2`/`nc_matmul_mx` need '
+        'trn3, `dma_transpose`/`core_barrier` need trn2 or later.'
+    ),
+    why='The compiler for that target does not have the instruction.',
+    bad='nisa.activate2(dst=o, op=nl.exp, data=x, imm0=1.0, imm1=0.0, op0=nl.multiply, op1=nl.add)  # --target trn2',
+    good='nisa.activation(dst=o, op=nl.exp, data=x, scale=1.0)',
+    fix='Use an instruction the target has, or select the right `--target`.',
+    implemented=True,
+)
