@@ -1,0 +1,48 @@
+"""Beta-1 index grids with masks for a ragged last tile."""
+import math
+
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def copy_masked(in_tensor):
+    sz_p, sz_f = in_tensor.shape
+    out_tensor = nl.ndarray((sz_p, sz_f), dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+    i_f = nl.arange(sz_f)[None, :]
+    for p in nl.affine_range(math.ceil(sz_p / 128)):
+        i_p = p * 128 + nl.arange(128)[:, None]
+        tile = nl.load(in_tensor[i_p, i_f], mask=(i_p < sz_p))
+        nl.store(out_tensor[i_p, i_f], value=tile, mask=(i_p < sz_p))
+    return out_tensor
+
+
+@nki.jit
+def copy_unmasked(in_tensor):
+    sz_p, sz_f = in_tensor.shape
+    out_tensor = nl.ndarray((sz_p, sz_f), dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+    i_f = nl.arange(sz_f)[None, :]
+    for p in nl.affine_range(math.ceil(sz_p / 128)):
+        i_p = p * 128 + nl.arange(128)[:, None]
+        tile = nl.load(in_tensor[i_p, i_f])  # expect: NKI101 error
+        nl.store(out_tensor[i_p, i_f], value=tile)  # expect: NKI101 error
+    return out_tensor
+
+
+@nki.jit
+def transpose_mgrid(in_tensor):
+    out_tensor = nl.ndarray((128, 64), dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:128, 0:64]
+    tile = nl.load(in_tensor[i_p, i_f])
+    nl.store(out_tensor[i_p, i_f], value=tile)
+    bad = nl.load(in_tensor[i_p, i_f + 64])  # expect: NKI101 error
+    nl.store(out_tensor[i_p, i_f], value=bad)
+    return out_tensor
+
+
+if __name__ == "__main__":
+    import numpy as np
+    x = np.zeros((300, 64), dtype=np.float32)
+    copy_masked(x)
+    copy_unmasked(x)
+    transpose_mgrid(np.zeros((128, 100), dtype=np.float32))  # the second load reads columns 64..127 of 100

@@ -1,0 +1,53 @@
+"""Shape and dtype rules of element-wise instructions."""
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def add_tiles(a, b):
+    assert a.shape == (128, 512) and b.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    ta = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    tb = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=ta, src=a[0:128, 0:512])
+    nisa.dma_copy(dst=tb, src=b[0:128, 0:512])
+    nisa.tensor_tensor(dst=ta, data1=ta, data2=tb, op=nl.add)
+    nisa.dma_copy(dst=out, src=ta)
+    return out
+
+
+@nki.jit
+def add_tiles_mismatch(a, b):
+    assert a.shape == (128, 512) and b.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    ta = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    tb = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=ta, src=a[0:128, 0:512])
+    nisa.dma_copy(dst=tb, src=b[0:128, 0:256])
+    nisa.tensor_tensor(dst=ta, data1=ta, data2=tb, op=nl.add)  # expect: NKI501 error
+    nisa.dma_copy(dst=out, src=ta[0:128, 0:256])  # expect: NKI501 error
+    return out
+
+
+@nki.jit
+def bitwise_on_floats(a):
+    assert a.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    ta = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=ta, src=a[0:128, 0:512])
+    nisa.tensor_tensor(dst=ta, data1=ta, data2=ta, op=nl.bitwise_and)  # expect: NKI502 error
+    nisa.dma_copy(dst=out, src=ta)
+    return out
+
+
+@nki.jit
+def compute_on_hbm(a):
+    assert a.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    staged = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=staged, src=a[0:128, 0:512])
+    nisa.tensor_tensor(dst=t, data1=staged, data2=staged, op=nl.add)  # expect: NKI303 error
+    nisa.dma_copy(dst=out, src=t)
+    return out

@@ -1,0 +1,120 @@
+"""The analysis API: one entry point, options, overlays, launch contexts, targets."""
+
+from __future__ import annotations
+
+import textwrap
+
+from nki_verify import Options, analyze_source, verify_source
+
+
+def src(text: str) -> str:
+    return textwrap.dedent(text).lstrip()
+
+
+KERNEL = src("""
+    import nki
+    import nki.isa as nisa
+    import nki.language as nl
+
+    @nki.jit
+    def k(x):
+        P, F = x.shape
+        assert P <= 128
+        t = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[0:P, 0:512])
+        return t
+""")
+
+
+def test_symbolic_shapes_give_a_warning_with_a_suggestion() -> None:
+    diags = verify_source(KERNEL, "/tmp/k.py")
+    (d,) = [d for d in diags if d.code == "NKI101"]
+    assert d.severity == "warning"
+    assert dict(d.counterexample)["x.shape[1]"] < 512
+    assert d.suggestion == "assert x.shape[1] >= 512"
+
+
+def test_fixed_shapes_decide_the_severity() -> None:
+    ok = verify_source(KERNEL, "/tmp/k.py", Options(shapes={"k": {"x": ((128, 512), None)}}))
+    assert ok == []
+    bad = verify_source(KERNEL, "/tmp/k.py", Options(shapes={"k": {"x": ((128, 256), None)}}))
+    assert sorted((d.code, d.severity) for d in bad) == [("NKI101", "error"), ("NKI501", "error")]
+
+
+def test_overlays_are_read_instead_of_the_disk(tmp_path) -> None:
+    main = tmp_path / "main.py"
+    main.write_text(src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+        from helper import ROWS
+
+        @nki.jit
+        def k(x):
+            assert x.shape == (128, 512)
+            t = nl.ndarray((ROWS, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[0:ROWS, :])
+            return t
+    """))
+    (tmp_path / "helper.py").write_text("ROWS = 128\n")
+    assert verify_source(main.read_text(), str(main)) == []
+    overlay = {str(tmp_path / "helper.py"): "ROWS = 256\n"}
+    diags = verify_source(main.read_text(), str(main), Options(overlays=overlay))
+    assert {d.code for d in diags} >= {"NKI101", "NKI201"}
+
+
+def test_kernel_platform_target_and_explicit_target() -> None:
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit(platform_target="trn3")
+        def k(x):
+            assert x.shape == (128, 512)
+            t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x)
+            nisa.exponential(dst=t, src=t)
+            return t
+    """)
+    assert verify_source(text, "/tmp/k.py") == []
+    diags = verify_source(text, "/tmp/k.py", Options(target="trn2", target_explicit=True))
+    assert [(d.code, d.severity) for d in diags] == [("NKI503", "error")]
+
+
+def test_unknown_target_instruction_is_a_warning_by_default() -> None:
+    text = KERNEL.replace("return t", "nisa.exponential(dst=t, src=t)\n    return t")
+    diags = verify_source(text, "/tmp/k.py", Options(shapes={"k": {"x": ((128, 512), None)}}))
+    assert [(d.code, d.severity) for d in diags] == [("NKI503", "warning")]
+
+
+def test_result_carries_kernels_and_stats() -> None:
+    res = analyze_source(KERNEL, "/tmp/k.py")
+    assert [k.name for k in res.kernels] == ["k"]
+    assert res.kernels[0].obligations > 0
+    assert res.ir and res.ir[0].name == "k"
+
+
+def test_files_without_nki_are_skipped_quickly() -> None:
+    assert verify_source("x = 1\n", "/tmp/plain.py") == []
+
+
+def test_grid_bounds_program_ids() -> None:
+    text = src("""
+        import neuronxcc.nki as nki
+        import neuronxcc.nki.language as nl
+
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            i = nl.program_id(0) * 128 + nl.arange(128)[:, None]
+            j = nl.arange(512)[None, :]
+            nl.store(out[i, j], value=nl.load(a[i, j]))
+            return out
+    """)
+    opts = Options(shapes={"k": {"a": ((256, 512), None)}}, grids={"k": (2,)})
+    assert verify_source(text, "/tmp/k.py", opts) == []
+    opts = Options(shapes={"k": {"a": ((256, 512), None)}}, grids={"k": (3,)})
+    diags = verify_source(text, "/tmp/k.py", opts)
+    assert diags and all(d.code == "NKI101" and d.severity == "error" for d in diags)
+    assert dict(diags[0].counterexample)["program_id(0)"] == 2

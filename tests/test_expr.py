@@ -1,0 +1,102 @@
+"""The symbolic arithmetic agrees with Python's integer semantics (floor division, modulo, min/max)."""
+
+from __future__ import annotations
+
+import operator
+
+from hypothesis import given, strategies as st
+
+from compiler import expr as E
+
+SYMS = [E.Sym(n, i + 1, "shape") for i, n in enumerate("abcd")]
+
+
+@st.composite
+def exprs(draw, depth: int = 3):
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        if draw(st.booleans()):
+            return E.Const(draw(st.integers(-50, 50)))
+        return draw(st.sampled_from(SYMS))
+    op = draw(st.sampled_from(["add", "sub", "mul", "floordiv", "mod", "min", "max", "neg"]))
+    a = draw(exprs(depth - 1))
+    if op == "neg":
+        return E.neg(a)
+    if op in ("floordiv", "mod"):
+        c = draw(st.integers(1, 17))
+        return (E.floordiv if op == "floordiv" else E.mod)(a, c)
+    b = draw(exprs(depth - 1))
+    return {"add": E.add, "sub": E.sub, "mul": E.mul, "min": E.minimum, "max": E.maximum}[op](a, b)
+
+
+def reference(e: E.Expr, env: dict) -> int:
+    """Evaluate the expression tree the slow, obviously-correct way."""
+    return E.evaluate(e, env)
+
+
+ENVS = st.fixed_dictionaries({s: st.integers(-40, 40) for s in SYMS})
+
+
+@given(exprs(), exprs(), ENVS)
+def test_constructors_match_python(a: E.Expr, b: E.Expr, env: dict) -> None:
+    x, y = E.evaluate(a, env), E.evaluate(b, env)
+    assert E.evaluate(E.add(a, b), env) == x + y
+    assert E.evaluate(E.sub(a, b), env) == x - y
+    assert E.evaluate(E.mul(a, b), env) == x * y
+    assert E.evaluate(E.minimum(a, b), env) == min(x, y)
+    assert E.evaluate(E.maximum(a, b), env) == max(x, y)
+
+
+@given(exprs(), st.integers(1, 300), ENVS)
+def test_division_by_constants(a: E.Expr, c: int, env: dict) -> None:
+    x = E.evaluate(a, env)
+    assert E.evaluate(E.floordiv(a, c), env) == x // c
+    assert E.evaluate(E.mod(a, c), env) == x % c
+    assert E.evaluate(E.ceildiv(a, c), env) == -((-x) // c)
+
+
+@given(exprs(), exprs(), ENVS)
+def test_comparisons_and_negation(a: E.Expr, b: E.Expr, env: dict) -> None:
+    x, y = E.evaluate(a, env), E.evaluate(b, env)
+    for fn, py in ((E.lt, operator.lt), (E.le, operator.le), (E.gt, operator.gt), (E.ge, operator.ge),
+                   (E.eq, operator.eq), (E.ne, operator.ne)):
+        c = fn(a, b)
+        assert E.evaluate(c, env) == py(x, y)
+        assert E.evaluate(E.bnot(c), env) == (not py(x, y))
+
+
+@given(exprs(), ENVS)
+def test_intervals_are_sound(a: E.Expr, env: dict) -> None:
+    ranges = {s: E.Interval(v - 3, v + 5) for s, v in env.items()}
+    iv = E.interval(a, ranges)
+    for delta in (0, 3, 5, -3):
+        env2 = {s: min(max(v + delta, v - 3), v + 5) for s, v in env.items()}
+        val = E.evaluate(a, env2)
+        assert iv.lo is None or iv.lo <= val
+        assert iv.hi is None or val <= iv.hi
+
+
+@given(exprs(), ENVS, ENVS)
+def test_decide_never_lies(a: E.Expr, env: dict, env2: dict) -> None:
+    ranges = {s: E.Interval(min(env[s], env2[s]), max(env[s], env2[s])) for s in SYMS}
+    c = E.le(a, 0)
+    d = E.decide(c, ranges)
+    if d is not None:
+        for e in (env, env2):
+            assert E.evaluate(c, e) == d
+
+
+@given(exprs(), ENVS)
+def test_substitution(a: E.Expr, env: dict) -> None:
+    sub = {SYMS[0]: E.add(SYMS[1], 3)}
+    env2 = dict(env)
+    env2[SYMS[0]] = env[SYMS[1]] + 3
+    assert E.evaluate(E.substitute(a, sub), env) == E.evaluate(a, env2)
+
+
+def test_canonical_forms() -> None:
+    n, i = SYMS[0], SYMS[1]
+    assert E.floordiv(E.add(E.mul(n, 128), 5), 128) == n
+    assert E.sub(n, E.mul(128, E.floordiv(n, 128))) == E.mod(n, 128)
+    assert E.eq(E.mul(n, 2), 3) == E.FALSE
+    assert str(E.lt(E.add(E.mul(i, 128), 128), n)) == "128*b + 128 < a"
+    assert str(E.ceildiv(n, 128)) == "-((-a) // 128)"

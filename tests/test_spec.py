@@ -1,0 +1,104 @@
+"""The ISA specification is well formed: one declaration per instruction, consistent with itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler import spec
+from compiler.spec import schema as S
+from nki_verify.rules import RULES
+
+# the public nki.isa functions of NKI 0.6.0 (aws-neuron-sdk nki/api/nki/isa/__init__.py)
+ISA_0_6 = """dma_copy tensor_copy memset tensor_copy_predicated nc_matmul nc_matmul_mx nc_transpose dma_transpose
+tensor_tensor tensor_scalar tensor_reduce tensor_partition_reduce tensor_scalar_cumulative activation
+activation_reduce activate2 iota affine_select local_gather nc_n_gather bn_stats bn_aggr tensor_tensor_scan
+nc_stream_shuffle rng dropout set_rng_seed rand_set_state rand_get_state rand2 exponential reciprocal max8
+sequence_bounds scalar_tensor_tensor tensor_scalar_reduce core_barrier dma_compute quantize_mx range_select
+select_reduce sendrecv register_alloc register_move register_load register_store nc_find_index8
+nc_match_replace8 nonzero_with_count topk""".split()
+
+
+@pytest.mark.parametrize("name", ISA_0_6)
+def test_every_isa_function_is_declared(name: str) -> None:
+    ins = spec.lookup(f"isa.{name}")
+    assert ins.b2 is not None, f"{name} has no Beta-2 signature"
+
+
+def test_missing_entry_names_the_instruction() -> None:
+    with pytest.raises(KeyError, match="isa.no_such_thing"):
+        spec.lookup("isa.no_such_thing")
+
+
+@pytest.mark.parametrize("ins", spec.all_instructions(), ids=lambda i: i.qualname)
+def test_declaration_is_consistent(ins: S.Instruction) -> None:
+    names = set()
+    for sig in (ins.b1, ins.b2):
+        if sig is not None:
+            names |= {spec.param_role(ins, "beta1" if sig is ins.b1 else "beta2", n) for n in sig.names}
+    for op in ins.operands:
+        assert op.mode in ("r", "w", "rw")
+        assert op.buffers <= S.ANY_BUFFER
+        returned = ins.result is not None and op.name == ins.result.role
+        assert op.name in names or returned, f"{ins.qualname}: operand {op.name} is not a parameter"
+    for rule in ins.all_rules():
+        assert rule.code in RULES, rule.code
+        assert rule.message
+        assert rule.targets <= S.ALL_TARGETS
+
+
+class FakeBinding:
+    def __init__(self, shapes: dict, dtypes: dict, buffers: dict, attrs: dict, target: str = "trn2") -> None:
+        self.target = spec.get_target(target)
+        self.shapes, self.dtypes, self.buffers, self.attrs = shapes, dtypes, buffers, attrs
+
+    def has(self, role: str) -> bool:
+        return role in self.shapes or self.attrs.get(role) is not None
+
+    def is_tensor(self, role: str) -> bool:
+        return role in self.shapes
+
+    def shape(self, role: str):
+        return self.shapes.get(role)
+
+    def dtype(self, role: str):
+        return self.dtypes.get(role)
+
+    def buffer(self, role: str):
+        return self.buffers.get(role)
+
+    def attr(self, name: str):
+        return self.attrs.get(name, S.MISSING)
+
+
+def _violations(qualname: str, b: FakeBinding) -> list:
+    ins = spec.lookup(qualname)
+    out = []
+    for rule in ins.all_rules():
+        if not rule.applies(b.target.name, "beta2"):
+            continue
+        r = spec.evaluate(rule, b)
+        if r is not None and r.key == (20, False):
+            out.append(rule.code)
+    return sorted(out)
+
+
+def test_rules_evaluate_concretely_for_the_device() -> None:
+    ok = FakeBinding({"dst": (128, 512), "stationary": (128, 128), "moving": (128, 512)},
+                     {"dst": "float32", "stationary": "bfloat16", "moving": "bfloat16"},
+                     {"dst": "psum", "stationary": "sbuf", "moving": "sbuf"}, {"perf_mode": "none"})
+    assert _violations("isa.nc_matmul", ok) == []
+    bad = FakeBinding({"dst": (128, 1024), "stationary": (128, 128), "moving": (128, 1024)},
+                      {"dst": "bfloat16", "stationary": "float32", "moving": "bfloat16"},
+                      {"dst": "psum", "stationary": "psum", "moving": "sbuf"}, {"perf_mode": "none",
+                                                                                 "is_transpose": False})
+    assert _violations("isa.nc_matmul", bad) == ["NKI202", "NKI303", "NKI502", "NKI502"]
+    trn3 = FakeBinding(bad.shapes, {"dst": "float32", "stationary": "bfloat16", "moving": "bfloat16"},
+                       {"dst": "psum", "stationary": "sbuf", "moving": "sbuf"}, {"perf_mode": "none"}, "trn3")
+    assert _violations("isa.nc_matmul", trn3) == []
+
+
+def test_target_constants() -> None:
+    assert spec.get_target("trn1").sbuf_bytes_per_partition == 192 * 1024
+    assert spec.get_target("gen3").name == "trn2"
+    assert spec.targets.tile_size(spec.get_target("trn2"))["pmax"] == 128
+    assert spec.targets.tile_size(spec.get_target("trn2"))["psum_fmax"] == 512
