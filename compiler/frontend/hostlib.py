@@ -14,6 +14,7 @@ from .. import expr as E
 from ..spec import dtypes as D
 from . import values as V
 from .builtins import EXTERNAL_CONSTS, EXTERNAL_FUNCS, m_prod
+from .modules import FRAMEWORK_NKI
 
 ROOT_ALIASES = {"np": "numpy", "jnp": "jax.numpy"}
 
@@ -45,6 +46,9 @@ class HostMixin:
         path = _norm(f"{obj.path}.{name}")
         if path in EXTERNAL_CONSTS:
             return EXTERNAL_CONSTS[path]
+        for module, names in FRAMEWORK_NKI.items():
+            if obj.path == module and name in names:  # torch_neuronx.nki_jit, jax_neuronx.nki_call
+                return V.ApiVal(names[name], "beta1")
         return V.ExternalVal(path)
 
     def call_external(self, fn: V.ExternalVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
