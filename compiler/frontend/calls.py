@@ -245,6 +245,8 @@ class CallsMixin:
         return isinstance(b, V.ClassVal) and b.is_enum
 
     def _is_dataclass_decorator(self, d: Any) -> bool:
+        if isinstance(d, V.ExternalVal) and d.path in ("dataclasses.dataclass", "attr.s", "attrs.define"):
+            return True
         return isinstance(d, V.Builtin) and d.name in ("dataclass", "dataclass_factory") or (
             isinstance(d, V.BoundMethod) and isinstance(d.func, V.Builtin) and d.func.name == "dataclass_with")
 
