@@ -59,9 +59,12 @@ class Loop:
     stop: E.Expr
     step: E.Expr
     kind: str  # range | affine_range | sequential_range | static_range | tile_range | dynamic_range
-    span: Span
+    span: Span  # the loop header (`for i in nl.affine_range(n)`)
     parent: int | None
     dialect: str
+    iter_func: Span | None = None  # the iterator's callee (`nl.affine_range`), for fixes
+    iter_text: str = ""  # its source text
+    body: Span | None = None  # the first statement of the body (where an allocation can be moved)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +89,9 @@ class Tensor:
     base: int | None = None  # for kind == alias (reshape of another tensor's storage)
     par_dim: int | None = None  # Beta-1 nl.par_dim position when not 0
     ctx: Ctx = Ctx()  # where the allocation happens
+    order: int = 0  # program point: the number of instructions emitted before the allocation
+    stmt: Span | None = None  # the statement `name = nl.ndarray(...)` when the allocation is one
+    stmt_text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +156,10 @@ class Access:
     dims: tuple[tuple[E.Expr, E.Expr], ...]  # (stride, count), outermost first
     iotas: tuple[Iota, ...] = ()
     dynamic: bool = False  # a runtime (register / SBUF-held) offset is involved
+    # the access in index space when it is affine per axis: (frame shape, consts, rows); element i is at
+    # coordinate consts[k] + sum(rows[j][k] * i[j]) of the frame.  Comparing coordinates avoids the
+    # non-linear products of the flattened address.
+    coords: tuple | None = None
 
 
 @dataclass(frozen=True, slots=True)

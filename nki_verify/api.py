@@ -18,6 +18,7 @@ from compiler.frontend import SourceSet
 
 from . import rules
 from .analysis.bounds import check_obligations, subscript_obligations
+from .analysis.dependencies import dependency_obligations
 from .analysis.engine import KernelAnalysis, location
 from .analysis.limits import partition_obligations
 from .analysis.oracle import SolverOracle
@@ -25,7 +26,8 @@ from .analysis.spec_rules import instruction_obligations
 from .diagnostics import SEVERITY_RANK, Diagnostic, Location
 from .options import Options
 
-ANALYSES = (subscript_obligations, check_obligations, partition_obligations, instruction_obligations)
+ANALYSES = (subscript_obligations, check_obligations, partition_obligations, instruction_obligations,
+            dependency_obligations)
 
 
 @dataclass
@@ -120,7 +122,8 @@ def _dedupe(diags: list) -> list:
     # the same finding from several launch contexts: keep the most severe per (code, location)
     by_loc: dict = {}
     for d in best.values():
-        key = (d.code, d.location, d.message.split(" (")[0])
+        per_location = d.code in ("NKI401", "NKI402", "NKI403", "NKI404")
+        key = (d.code, d.location, "" if per_location else d.message.split(" (")[0])
         prev = by_loc.get(key)
         if prev is None or SEVERITY_RANK[d.severity] > SEVERITY_RANK[prev.severity]:
             by_loc[key] = d

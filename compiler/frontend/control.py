@@ -554,8 +554,20 @@ class ControlMixin:
                 n += 1
         var = kb.new_sym(label, "loop", start if V.is_int(start) else None, stop if V.is_int(stop) else None)
         parent = kb.loop_stack[-1] if kb.loop_stack else None
+        span = self.span(node)
+        iter_func = body = None
+        iter_text = ""
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            end = self.span(node.iter)
+            span = ir.Span(span.file, span.line, span.col, end.end_line, end.end_col)
+            if isinstance(node.iter, ast.Call):
+                iter_func = self.span(node.iter.func)
+                iter_text = self.source_segment(node.iter.func)
+            if node.body:
+                body = self.span(node.body[0])
         loop = kb.add_loop(var=var, start=E.lift(start), stop=E.lift(stop), step=E.lift(step), kind=kind,
-                           span=self.span(node), parent=parent, dialect=dialect or kb.dialect)
+                           span=span, parent=parent, dialect=dialect or kb.dialect, iter_func=iter_func,
+                           iter_text=iter_text, body=body)
         kb.loop_stack.append(loop.id)
         facts = [E.ge(var, start), E.lt(var, stop)]
         if not (isinstance(step, int) and step == 1):

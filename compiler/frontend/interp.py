@@ -113,6 +113,12 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         end_col = self._char_col(path, end_line, end_col_b) if end_col_b is not None else col + 1
         return ir.Span(path, line, col + 1, end_line, end_col + 1)
 
+    def source_segment(self, node: ast.AST) -> str:
+        pm = self.parsed.get(self.frame.module.path) if self.frames else None
+        if pm is None:
+            return ""
+        return ast.get_source_segment(pm.source, node) or ""
+
     def _char_col(self, path: str, line: int, byte_col: int) -> int:
         lines = self._lines.get(path)
         if lines is None:

@@ -34,6 +34,8 @@ DEPRECATED_ENGINES = {"tensor_engine": "tensor", "vector_engine": "vector", "sca
                       "gpsimd_engine": "gpsimd", "unknown_engine": "unknown"}
 LOOP_KINDS = {"affine_range", "sequential_range", "static_range", "dynamic_range", "tile_range"}
 KERNEL_WRAPPERS = {"jit", "baremetal", "benchmark", "profile", "trace", "nki_jit", "simulate"}
+COMPILER_DECORATORS = {"compiler.skip_middle_end_transformations", "compiler.enable_stack_allocator",
+                       "compiler.force_auto_alloc"}
 TYPING_NAMES = {"tensor", "tile", "NkiTensor", "ndarray", "NKIObject", "VirtualRegister", "NkiInstruction"}
 ALLOC_FUNCS = {"ndarray", "zeros", "ones", "full", "rand", "zeros_like", "empty_like", "shared_identity_matrix",
                "shared_constant"}
@@ -112,7 +114,10 @@ class NkiMixin:
     def call_api(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
         path = fn.path
         name = fn.spec_name
-        if path in KERNEL_WRAPPERS or path.startswith("compiler."):
+        if path.startswith(("compiler.sbuf.", "compiler.psum.")):
+            # Beta-1 direct allocation: ncc.sbuf.alloc(fn), ncc.psum.mod_alloc(base_bank=...), ...
+            return V.BufferVal(ir.SBUF if path.startswith("compiler.sbuf") else ir.PSUM)
+        if path in KERNEL_WRAPPERS or path in COMPILER_DECORATORS:
             return self._wrap_kernel(fn, args, kwargs, node)
         if path in ("simulate_kernel", "nki_call"):
             return self._launch_call(fn, args, kwargs, node)
@@ -126,6 +131,8 @@ class NkiMixin:
         if handler is not None:
             return handler(self, fn, args, kwargs, node)
         if path.startswith("language.") and name in LOOP_KINDS:
+            if name == "affine_range" and self.truth(kwargs.get("precise_schedule", False)) is True:
+                name = "sequential_range"  # iterations run in order: the software-pipelining idiom
             return make_range(self, args, name, fn.dialect, node)
         ins = spec.find(path)
         if ins is not None:
@@ -389,7 +396,9 @@ class NkiMixin:
     # ------------------------------------------------------------------ instructions
     def emit_instruction(self, ins: Any, dialect: str, args: list, kwargs: dict, node: ast.AST | None) -> Any:
         form, bound = self.bind_call(ins, dialect, args, kwargs, node)
+        bound["__nodes__"] = self._arg_nodes(ins, form, node)
         phis = [(k, v) for k, v in bound.items() if isinstance(v, V.Phi) and ins.operand(k) is not None]
+        bound.pop("__nodes__", None) if phis else None
         if phis:
             return self._fork_on_phi(ins, dialect, args, kwargs, node, phis[0])
         return self.instruction_from_binding(ins, form, bound, node)
@@ -470,9 +479,26 @@ class NkiMixin:
                 return V.ApiVal(f"isa.{head}.{tail}", ir.B2)
             return V.ApiVal(f"language.{text}", ir.B2) if "." not in text else V.Unknown(text)
 
+    def _arg_nodes(self, ins: Any, form: str, node: ast.AST | None) -> dict:
+        """The AST node of each bound parameter (for operand-level spans)."""
+        if not isinstance(node, ast.Call):
+            return {}
+        sig = ins.signature(form)
+        out: dict = {}
+        if sig is not None:
+            for name, a in zip(sig.positional, node.args):
+                if isinstance(a, ast.Starred):
+                    break
+                out[spec.param_role(ins, form, name)] = a
+        for kw in node.keywords:
+            if kw.arg is not None:
+                out[spec.param_role(ins, form, kw.arg)] = kw.value
+        return out
+
     def instruction_from_binding(self, ins: Any, form: str, bound: dict, node: ast.AST | None) -> Any:
         kb = self.kb
         bound.pop("__form__", None)
+        arg_nodes = bound.pop("__nodes__", {})
         operands: list = []
         attrs: list = []
         iotas: list = []
@@ -491,7 +517,7 @@ class NkiMixin:
                     attrs.append((name, self._attr_value(v)))
                     continue
                 for tv in tvs:
-                    operands.append(self.operand_ir(op.name, tv, op.mode, node))
+                    operands.append(self.operand_ir(op.name, tv, op.mode, arg_nodes.get(name, node)))
                     iotas.extend(tv.view.iotas)
                     deferred.extend(tv.checks)
             else:
@@ -716,6 +742,7 @@ _API_CALLS = {
     "language.nc": NkiMixin._nc,
     "language.spmd_dim": NkiMixin._spmd_dim,
     "language.no_reorder": NkiMixin._no_reorder,
+    "compiler.no_reorder": NkiMixin._no_reorder,
     "language.is_hbm": NkiMixin._buffer_pred,
     "language.is_sbuf": NkiMixin._buffer_pred,
     "language.is_psum": NkiMixin._buffer_pred,

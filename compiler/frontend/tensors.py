@@ -20,6 +20,22 @@ from . import values as V
 from .ops import TILE_BINOPS, TILE_CMPS
 
 
+def identity_coords(shape: tuple) -> tuple:
+    frame = tuple(E.lift(d) for d in shape)
+    n = len(frame)
+    rows = tuple(tuple(E.ONE if j == k else E.ZERO for k in range(n)) for j in range(n))
+    return (frame, tuple(E.ZERO for _ in range(n)), rows)
+
+
+def _coords_index(coords: tuple | None, j: int, value: E.IntLike) -> tuple | None:
+    """Fix view dimension j at `value` (drop its row into the constants)."""
+    if coords is None:
+        return None
+    frame, consts, rows = coords
+    row = rows[j]
+    return (frame, tuple(E.add(c, E.mul(r, value)) for c, r in zip(consts, row)), rows)
+
+
 def row_major(shape: tuple) -> tuple:
     strides: list = []
     acc: E.IntLike = 1
@@ -37,10 +53,15 @@ class TensorMixin:
         loops = tuple(kb.loop_stack)
         instance = tuple(kb.loops[i].var for i in loops)
         shape = tuple(E.lift(d) if not isinstance(d, E.Expr) else d for d in shape)
+        stmt, stmt_text = None, ""
+        st = self.current_stmt
+        if kind == "ndarray" and isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is node:
+            stmt, stmt_text = self.span(st), self.source_segment(st)
         t = kb.add_tensor(name=name, buffer=buffer, shape=shape, dtype=dtype, span=self.span(node), kind=kind,
-                          loops=loops, address=address, par_dim=par_dim, ctx=self.ctx())
+                          loops=loops, address=address, par_dim=par_dim, ctx=self.ctx(), order=len(kb.instrs),
+                          stmt=stmt, stmt_text=stmt_text)
         lowered = tuple(E.lower(d) for d in shape)
-        view = V.View(lowered, E.ZERO, row_major(lowered), dtype=None)
+        view = V.View(lowered, E.ZERO, row_major(lowered), dtype=None, coords=identity_coords(shape))
         return V.TensorVal(t, instance, view)
 
     def shape_value(self, v: Any, node: ast.AST | None) -> tuple:
@@ -110,16 +131,21 @@ class TensorMixin:
     def operand_ir(self, role: str, tv: V.TensorVal, mode: str, node: ast.AST | None) -> ir.Operand:
         v = tv.view
         acc = ir.Access(E.lift(v.offset), tuple((E.lift(s), E.lift(n)) for s, n in zip(v.strides, v.shape)),
-                        tuple(v.iotas), v.dynamic)
+                        tuple(v.iotas), v.dynamic, v.coords)
         return ir.Operand(role, tv.tensor.id, tuple(E.lift(i) for i in tv.instance),
                           tuple(E.lift(d) for d in v.shape), acc, mode, self.span(node), v.dtype)
 
     def subst_tensor(self, tv: V.TensorVal, m: dict) -> V.TensorVal:
         v = tv.view
+        coords = v.coords
+        if coords is not None:
+            frame, consts, rows = coords
+            coords = (tuple(E.substitute(x, m) for x in frame), tuple(E.substitute(x, m) for x in consts),
+                      tuple(tuple(E.substitute(x, m) for x in r) for r in rows))
         view = V.View(tuple(E.lower(E.substitute(E.lift(d), m)) for d in v.shape),
                       E.substitute(E.lift(v.offset), m),
                       tuple(E.lower(E.substitute(E.lift(s), m)) for s in v.strides), v.iotas, v.dtype, v.dynamic,
-                      v.mask)
+                      v.mask, coords)
         inst = tuple(E.substitute(E.lift(i), m) for i in tv.instance)
         return V.TensorVal(tv.tensor, inst, view, tv.checks)
 
@@ -202,10 +228,14 @@ class TensorMixin:
         axis = 0
         trivial = True
         dropped_last = None
+        coords = view.coords
+        new_rows: list = []
+        zero_row = tuple(E.ZERO for _ in coords[0]) if coords is not None else None
         for k in keys:
             if k is None:
                 shape.append(1)
                 strides.append(0)
+                new_rows.append(zero_row)
                 continue
             dim = view.shape[axis]
             stride = view.strides[axis]
@@ -219,6 +249,9 @@ class TensorMixin:
                 shape.append(size)
                 strides.append(E.lower(E.mul(stride, step)))
                 offset = E.add(offset, E.mul(stride, start))
+                if coords is not None:
+                    new_rows.append(tuple(E.mul(r, step) for r in coords[2][axis]))
+                    coords = _coords_index(coords, axis, start)
             elif isinstance(k, tuple) and len(k) == 3 and k[0] == "ds_dynamic":
                 trivial = False
                 dyn = self.fresh_int(f"<runtime offset at line {getattr(node, 'lineno', 0)}>", "register")
@@ -227,6 +260,7 @@ class TensorMixin:
                 shape.append(k[2])
                 strides.append(stride)
                 offset = E.add(offset, E.mul(stride, dyn))
+                coords = None
             elif isinstance(k, (V.TensorVal, V.Register)):
                 trivial = False
                 dyn = k.sym if isinstance(k, V.Register) else self.fresh_int(
@@ -234,6 +268,7 @@ class TensorMixin:
                 items.append(ir.IdxInt(E.lift(dyn), span))
                 dynamic = True
                 offset = E.add(offset, E.mul(stride, dyn))
+                coords = None
                 if on_chip and axis == pdim:
                     shape.append(1)
                     strides.append(stride)
@@ -246,15 +281,23 @@ class TensorMixin:
                     i = E.lower(E.add(dim, i)) if not isinstance(dim, int) else i + dim
                 items.append(ir.IdxInt(E.lift(i), span))
                 offset = E.add(offset, E.mul(stride, i))
+                if coords is not None:
+                    coords = _coords_index(coords, axis, i)
                 if on_chip and axis == pdim:
                     shape.append(1)
                     strides.append(stride)
+                    new_rows.append(zero_row)
                 else:
                     dropped_last = stride
             axis += 1
         if on_chip and len(shape) < 2:
             shape.append(1)
             strides.append(dropped_last if dropped_last is not None else 1)
+            new_rows.append(zero_row)
+        if coords is not None and None not in new_rows and len(new_rows) == len(shape):
+            coords = (coords[0], coords[1], tuple(new_rows))
+        else:
+            coords = None
         if not trivial and not dynamic:
             self.kb.add_subscript(tensor=tv.tensor.id, shape=tuple(E.lift(d) for d in view.shape),
                                   items=tuple(items), span=self.span(node), ctx=self.ctx(), iotas=tuple(view.iotas))
@@ -262,7 +305,8 @@ class TensorMixin:
             self.kb.add_subscript(tensor=tv.tensor.id, shape=tuple(E.lift(d) for d in view.shape),
                                   items=tuple(items), span=self.span(node), ctx=self.ctx(), iotas=tuple(view.iotas),
                                   what="dynamic")
-        nv = V.View(tuple(shape), E.lower(offset), tuple(strides), view.iotas, view.dtype, dynamic, view.mask)
+        nv = V.View(tuple(shape), E.lower(offset), tuple(strides), view.iotas, view.dtype, dynamic, view.mask,
+                    coords)
         return V.TensorVal(tv.tensor, tv.instance, nv, tv.checks)
 
     def _slice_size(self, start: E.IntLike, stop: E.IntLike, step: int) -> E.IntLike:
@@ -301,12 +345,14 @@ class TensorMixin:
         offset = E.lift(view.offset)
         items: list = []
         iotas: list = list(view.iotas)
+        coords = view.coords
         for axis, k in enumerate(keys):
             stride = view.strides[axis]
             span = self._item_span(node, axis)
             if isinstance(k, V.IndexGrid):
                 items.append(ir.IdxGrid(k.expr, span))
                 offset = E.add(offset, E.mul(stride, k.expr))
+                coords = _coords_index(coords, axis, k.expr)
                 iotas.extend(k.iotas)
             elif isinstance(k, slice):
                 if k.start is None and k.stop is None and k.step is None and view.shape[axis] == 1:
@@ -315,14 +361,20 @@ class TensorMixin:
             elif isinstance(k, (V.TensorVal, V.Register)):
                 dyn = self.fresh_int("<runtime index>", "register")
                 offset = E.add(offset, E.mul(stride, dyn))
+                coords = None
             else:
                 i = self.as_int(k, "an index")
                 items.append(ir.IdxInt(E.lift(i), span))
                 offset = E.add(offset, E.mul(stride, i))
+                coords = _coords_index(coords, axis, i)
         iotas = list(dict.fromkeys(iotas))
         pending = dict(tensor=tv.tensor.id, shape=tuple(E.lift(d) for d in view.shape), items=tuple(items),
                        span=self.span(node), ctx=self.ctx(), iotas=tuple(iotas))
-        nv = V.View(tuple(shape), offset, tuple(0 for _ in shape), tuple(iotas), view.dtype, view.dynamic)
+        if coords is not None:
+            zero = tuple(E.ZERO for _ in coords[0])
+            coords = (coords[0], coords[1], tuple(zero for _ in shape))
+        nv = V.View(tuple(shape), offset, tuple(0 for _ in shape), tuple(iotas), view.dtype, view.dynamic,
+                    coords=coords)
         return V.TensorVal(tv.tensor, tv.instance, nv, tv.checks + (pending,))
 
     def flush_checks(self, deferred: list, mask: E.BExpr, node: ast.AST | None) -> None:
@@ -369,6 +421,8 @@ class TensorMixin:
         if isinstance(value, V.TensorVal):
             operands.append(self.operand_ir("src", value, "r", node))
             deferred = list(target.checks) + list(value.checks)
+            if value.tensor.kind == "result" and value.tensor.name == "loop_reduce_result" and not accumulate:
+                attrs.append(("accumulate", "loop_reduce"))
         elif isinstance(value, (int, float, bool, E.Expr, V.SymFloat)):
             attrs.append(("value", value if not isinstance(value, V.SymFloat) else "<float>"))
             deferred = list(target.checks)
@@ -501,7 +555,11 @@ def t_reshape(it: Any, args: list, kw: dict, node: Any) -> Any:
         if not _contiguous_all(view):
             raise V.NotUnderstood("reshape of a non-contiguous view", node)
         strides = row_major(tuple(new))
-    nv = V.View(tuple(new), view.offset, tuple(strides), view.iotas, view.dtype, view.dynamic)
+    coords = None
+    full = view.offset == E.ZERO and tuple(E.lift(d) for d in view.shape) == tuple(tv.tensor.shape)
+    if full and not view.iotas and (not on_chip or len(new) >= 1):
+        coords = identity_coords(tuple(new))
+    nv = V.View(tuple(new), view.offset, tuple(strides), view.iotas, view.dtype, view.dynamic, coords=coords)
     return V.TensorVal(tv.tensor, tv.instance, nv, tv.checks)
 
 
@@ -570,39 +628,58 @@ def t_permute(it: Any, args: list, kw: dict, node: Any) -> Any:
     if sorted(dims) != list(range(len(tv.shape))):
         raise V.NotUnderstood("permute() with dims that are not a permutation", node)
     v = tv.view
+    coords = v.coords
+    if coords is not None:
+        coords = (coords[0], coords[1], tuple(coords[2][d] for d in dims))
     nv = V.View(tuple(v.shape[d] for d in dims), v.offset, tuple(v.strides[d] for d in dims), v.iotas, v.dtype,
-                v.dynamic)
+                v.dynamic, coords=coords)
     return V.TensorVal(tv.tensor, tv.instance, nv, tv.checks)
+
+
+def _with_rows(v: V.View, shape: list, strides: list, rows: list | None) -> V.View:
+    coords = None if rows is None or v.coords is None else (v.coords[0], v.coords[1], tuple(rows))
+    return V.View(tuple(shape), v.offset, tuple(strides), v.iotas, v.dtype, v.dynamic, coords=coords)
+
+
+def _rows(v: V.View) -> list | None:
+    return list(v.coords[2]) if v.coords is not None else None
+
+
+def _zero_row(v: V.View) -> tuple:
+    return tuple(E.ZERO for _ in v.coords[0]) if v.coords is not None else ()
 
 
 def t_broadcast(it: Any, args: list, kw: dict, node: Any) -> Any:
     tv, dim, size = args[0], args[1], args[2]
     v = tv.view
-    shape, strides = list(v.shape), list(v.strides)
+    shape, strides, rows = list(v.shape), list(v.strides), _rows(v)
     shape[dim] = it.as_int(size)
     strides[dim] = 0
-    return V.TensorVal(tv.tensor, tv.instance, V.View(tuple(shape), v.offset, tuple(strides), v.iotas, v.dtype,
-                                                      v.dynamic), tv.checks)
+    if rows is not None:
+        rows[dim] = _zero_row(v)
+    return V.TensorVal(tv.tensor, tv.instance, _with_rows(v, shape, strides, rows), tv.checks)
 
 
 def t_expand_dim(it: Any, args: list, kw: dict, node: Any) -> Any:
     tv, dim = args[0], args[1]
     v = tv.view
-    shape, strides = list(v.shape), list(v.strides)
+    shape, strides, rows = list(v.shape), list(v.strides), _rows(v)
     shape.insert(dim, 1)
     strides.insert(dim, 0)
-    return V.TensorVal(tv.tensor, tv.instance, V.View(tuple(shape), v.offset, tuple(strides), v.iotas, v.dtype,
-                                                      v.dynamic), tv.checks)
+    if rows is not None:
+        rows.insert(dim, _zero_row(v))
+    return V.TensorVal(tv.tensor, tv.instance, _with_rows(v, shape, strides, rows), tv.checks)
 
 
 def t_squeeze_dim(it: Any, args: list, kw: dict, node: Any) -> Any:
     tv, dim = args[0], args[1]
     v = tv.view
-    shape, strides = list(v.shape), list(v.strides)
+    shape, strides, rows = list(v.shape), list(v.strides), _rows(v)
     del shape[dim]
     del strides[dim]
-    return V.TensorVal(tv.tensor, tv.instance, V.View(tuple(shape), v.offset, tuple(strides), v.iotas, v.dtype,
-                                                      v.dynamic), tv.checks)
+    if rows is not None:
+        del rows[dim]
+    return V.TensorVal(tv.tensor, tv.instance, _with_rows(v, shape, strides, rows), tv.checks)
 
 
 def t_view(it: Any, args: list, kw: dict, node: Any) -> Any:
@@ -613,8 +690,8 @@ def t_view(it: Any, args: list, kw: dict, node: Any) -> Any:
         raise V.NotUnderstood("a view() to a dtype that is not known", node)
     if old is None or D.size_bytes(old) == D.size_bytes(new):
         v = tv.view
-        return V.TensorVal(tv.tensor, tv.instance, V.View(v.shape, v.offset, v.strides, v.iotas, new, v.dynamic),
-                           tv.checks)
+        return V.TensorVal(tv.tensor, tv.instance, V.View(v.shape, v.offset, v.strides, v.iotas, new, v.dynamic,
+                                                          coords=v.coords), tv.checks)
     raise V.NotUnderstood(f"reinterpreting {old} as {new} (different sizes) is not modelled yet", node)
 
 
@@ -648,7 +725,8 @@ def t_reshape_dim(it: Any, args: list, kw: dict, node: Any) -> Any:
 def t_dynamic(it: Any, args: list, kw: dict, node: Any) -> Any:
     tv = args[0]
     v = tv.view
-    return V.TensorVal(tv.tensor, tv.instance, V.View(v.shape, v.offset, v.strides, v.iotas, v.dtype, True), tv.checks)
+    return V.TensorVal(tv.tensor, tv.instance, V.View(v.shape, v.offset, v.strides, v.iotas, v.dtype, True),
+                       tv.checks)
 
 
 def _nl_method(name: str):

@@ -355,9 +355,11 @@ class View(Record):
     """
 
     # mask: Beta-1 mask attached by the consuming instruction
-    _fields = ('shape', 'offset', 'strides', 'iotas', 'dtype', 'dynamic', 'mask')
+    # coords: the same view in index space, (frame, consts, rows): element v is at coordinate
+    #   consts[k] + sum(rows[j][k] * v[j]) of a tensor of shape `frame` (None when not affine per axis)
+    _fields = ('shape', 'offset', 'strides', 'iotas', 'dtype', 'dynamic', 'mask', 'coords')
     __slots__ = _fields
-    _defaults = {'iotas': (), 'dtype': None, 'dynamic': False, 'mask': E.TRUE}
+    _defaults = {'iotas': (), 'dtype': None, 'dynamic': False, 'mask': E.TRUE, 'coords': None}
 
 
 class TensorVal(Record):

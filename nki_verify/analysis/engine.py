@@ -43,6 +43,8 @@ class Obligation:
     notes: tuple = ()
     loops: tuple = ()  # loop ids of the node (for related information)
     floor: str | None = None  # force a severity
+    fixes: tuple = ()  # mechanical fixes (diagnostics.Fix)
+    show: tuple = ()  # symbols always shown in the counterexample (e.g. the two iterations of a dependency)
 
 
 @dataclass
@@ -199,13 +201,15 @@ class KernelAnalysis:
                 severity = WARNING
                 suggestion = self._suggest(ob, local, inputs)
         model = self._nicer_model(ob, local, [s for s in inputs if s in shown]) or v.model
+        shown |= set(ob.show)
+        execs = [s for s in execs if s.kind != "index"] + [s for s in ob.show if s not in execs]
         ce = self._counterexample(model, [s for s in inputs if s in shown], [s for s in execs if s in shown])
         message = ob.message
         here = self._quantities(ob, model)
         if here:
             message += f" ({here})"
         return Diagnostic(ob.code, severity, message, location(ob.span), self.k.name, ce, suggestion,
-                          self._notes(ob, syms))
+                          self._notes(ob, syms), tuple(ob.fixes))
 
     def _nicer_model(self, ob: Obligation, local: list, inputs: list) -> dict | None:
         """A counterexample with realistic shapes (multiples of 128 first), when one exists."""

@@ -175,7 +175,10 @@ class Prover:
 
     def _solver(self, goal: E.BExpr, facts: Iterable[E.BExpr], rlimit: int = RLIMIT) -> tuple:
         local = [f for f in facts if f != E.TRUE]
-        keep = relevant(set(E.free_syms(goal)), self.base + local)
+        syms = set(E.free_syms(goal))
+        for f in local:
+            syms |= E.free_syms(f)
+        keep = local + relevant(syms, self.base)  # a local fact may be unsatisfiable on its own: never drop one
         s = make_solver(self.timeout_ms, rlimit)
         for f in keep:
             s.add(self.tr.term(f))

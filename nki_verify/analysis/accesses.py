@@ -1,0 +1,142 @@
+"""Symbolic element sets of operand accesses, with per-side copies of execution variables.
+
+To ask "can access A in iteration i and access B in iteration j != i touch the same element?" each side
+gets its own copies of the variables that differ between the two executions (the loop index, loops
+nested inside it, index-grid variables, program ids for races) while the variables they share (outer
+loops, input shapes) stay as they are.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from compiler import expr as E
+from compiler import ir
+
+# analysis-made symbols never collide with the front end's (which count up from 1)
+_UIDS = itertools.count(10**9)
+
+
+@dataclass
+class Side:
+    """One execution of one operand access."""
+
+    addr: E.Expr  # element address in the tensor's storage
+    facts: list  # loop ranges, index ranges, path condition, mask (all renamed)
+    coords: tuple | None  # (frame, coordinate exprs) when the access is affine per axis
+    inst: tuple  # the tensor instance (iteration indices of its allocation), renamed
+    mapping: dict = field(default_factory=dict)  # original symbol -> this side's copy
+    index_vars: list = field(default_factory=list)
+
+
+def fresh(name: str, kind: str = "copy") -> E.Sym:
+    return E.Sym(name, next(_UIDS), kind)
+
+
+def loop_facts(lp: ir.Loop, var: E.Expr) -> list:
+    facts = [E.ge(var, lp.start), E.lt(var, lp.stop)]
+    if lp.step != E.ONE:
+        facts.append(E.eq(E.mod(E.sub(var, lp.start), lp.step), 0))
+    return facts
+
+
+def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, info: dict) -> Side:
+    """The access `op` of `ins` with the symbols of `per_side` (plus its iotas) copied for this side."""
+    loops = {lp.id: lp for lp in k.loops}
+    mapping: dict = {}
+    for s in per_side:
+        mapping[s] = fresh(f"{getattr(s, 'name', 's')}{tag}")
+    iotas = list(ins.iotas) + [io for io in (op.access.iotas if op.access else ()) if io not in ins.iotas]
+    for io in iotas:
+        mapping.setdefault(io.var, fresh(f"{io.var.name}{tag}"))
+    facts: list = []
+    for lid in ins.ctx.loops:
+        lp = loops.get(lid)
+        if lp is None:
+            continue
+        v = mapping.get(lp.var, lp.var)
+        for f in loop_facts(lp, v):
+            facts.append(E.substitute(f, mapping))
+    for io in iotas:
+        v = mapping[io.var]
+        facts.append(E.ge(v, 0))
+        facts.append(E.lt(v, E.substitute(io.size, mapping)))
+    if ins.ctx.path != E.TRUE:
+        facts.append(E.substitute(ins.ctx.path, mapping))
+    if ins.mask != E.TRUE:
+        facts.append(E.substitute(ins.mask, mapping))
+    for s, copy in list(mapping.items()):  # ranges of copied program ids / registers
+        meta = info.get(s)
+        if meta is not None and meta.role in ("pid", "register", "seq"):
+            if meta.lo is not None:
+                facts.append(E.ge(copy, E.substitute(meta.lo, mapping)))
+            if meta.hi is not None:
+                facts.append(E.lt(copy, E.substitute(meta.hi, mapping)))
+    index_vars: list = []
+    acc = op.access
+    coords = None
+    if acc is None:
+        addr: E.Expr = E.ZERO
+    else:
+        addr = E.substitute(acc.offset, mapping)
+        xs = []
+        for n, (stride, count) in enumerate(acc.dims):
+            rows = acc.coords[2] if acc.coords is not None else None
+            moves = stride != E.ZERO or (rows is not None and any(r != E.ZERO for r in rows[n]))
+            if not moves:
+                xs.append(None)
+                continue
+            x = fresh(f"e{n}{tag}", "index")
+            xs.append(x)
+            index_vars.append(x)
+            facts.append(E.ge(x, 0))
+            facts.append(E.lt(x, E.substitute(count, mapping)))
+            addr = E.add(addr, E.mul(E.substitute(stride, mapping), x))
+        if acc.coords is not None:
+            frame, consts, rows = acc.coords
+            cs = []
+            for k in range(len(frame)):
+                c = E.substitute(consts[k], mapping)
+                for j, x in enumerate(xs):
+                    if x is not None and j < len(rows) and rows[j][k] != E.ZERO:
+                        c = E.add(c, E.mul(E.substitute(rows[j][k], mapping), x))
+                cs.append(c)
+            coords = (tuple(E.substitute(f, mapping) for f in frame), tuple(cs))
+    inst = tuple(E.substitute(i, mapping) for i in op.instance)
+    return Side(addr, facts, coords, inst, mapping, index_vars)
+
+
+def same_element(a: Side, b: Side) -> E.BExpr:
+    if a.coords is not None and b.coords is not None and a.coords[0] == b.coords[0]:
+        parts = [E.eq(x, y) for x, y in zip(a.coords[1], b.coords[1])]
+    else:
+        parts = [E.eq(a.addr, b.addr)]
+    for x, y in zip(a.inst, b.inst):
+        parts.append(E.eq(x, y))
+    return E.band(*parts)
+
+
+def inner_loops(k: ir.Kernel, ins: ir.Instr, outer: int) -> list:
+    """Loop ids of `ins` nested inside loop `outer` (outer included)."""
+    lids = list(ins.ctx.loops)
+    if outer not in lids:
+        return []
+    return lids[lids.index(outer):]
+
+
+def covers_whole(t: ir.Tensor, op: ir.Operand) -> bool:
+    """Does the access address every element of its tensor instance (a full, row-major view)?"""
+    acc = op.access
+    if acc is None or acc.iotas or acc.dynamic or acc.offset != E.ZERO:
+        return False
+    if tuple(op.shape) != tuple(t.shape):
+        return False
+    expect: E.Expr = E.ONE
+    for (stride, count), d in zip(reversed(acc.dims), reversed(t.shape)):
+        if count != d:
+            return False
+        if d != E.ONE and stride != expect:
+            return False
+        expect = E.mul(expect, d)
+    return True

@@ -1,0 +1,145 @@
+"""NKI401 (loop-carried dependency in an affine_range loop) and NKI403 (buffer reused across iterations).
+
+For every pair of accesses to the same tensor inside an `affine_range` loop, at least one a write, the
+solver looks for two different iterations i != j (with their own copies of every inner loop index and
+index-grid variable) in which the two accesses touch the same element of the same tensor instance.
+Accumulation into PSUM by matmul (`nc_matmul`, `+=` of a matmul result) is the documented exception.
+
+A buffer allocated outside the loop that each iteration first overwrites completely only serialises
+the iterations (false dependencies): that is NKI403, with the fix of allocating it inside the loop.
+"""
+
+from __future__ import annotations
+
+from compiler import expr as E
+from compiler import ir
+
+from ..diagnostics import Fix, Note, TextEdit
+from .accesses import covers_whole, fresh, inner_loops, same_element, side
+from .engine import KernelAnalysis, Obligation, location
+
+ACCUMULATING = frozenset({"isa.nc_matmul", "isa.nc_matmul_mx", "language.matmul"})
+
+
+def _is_psum_accumulation(k: ir.Kernel, ins: ir.Instr, op: ir.Operand) -> bool:
+    """An associative accumulation the compiler reorders: matmul into PSUM, `t[...] += v`, nl.loop_reduce."""
+    if op.role != "dst":
+        return False
+    if ins.op == "language.__assign__" and ins.attr("accumulate") is not None:
+        return True
+    return ins.op in ACCUMULATING and k.tensors[op.tensor].buffer == ir.PSUM
+
+
+def _writes(op: ir.Operand) -> bool:
+    return op.mode in ("w", "rw")
+
+
+def _reads(op: ir.Operand) -> bool:
+    return op.mode in ("r", "rw")
+
+
+def dependency_obligations(ka: KernelAnalysis) -> list:
+    k = ka.k
+    out: list = []
+    for lp in k.loops:
+        if lp.kind != "affine_range":
+            continue
+        body = [(n, ins) for n, ins in enumerate(k.instrs) if lp.id in ins.ctx.loops]
+        by_tensor: dict = {}
+        for n, ins in body:
+            for op in ins.operands:
+                t = k.tensors[op.tensor]
+                if lp.id in t.loops or op.access is None or op.access.dynamic:
+                    continue
+                by_tensor.setdefault(t.id, []).append((n, ins, op))
+        for tid, accesses in by_tensor.items():
+            t = k.tensors[tid]
+            if not any(_writes(op) for _, _, op in accesses):
+                continue
+            reuse = _reused_buffer(ka, lp, t, accesses)
+            if reuse is not None:
+                out.append(reuse)
+                continue
+            out.extend(_pairs(ka, lp, t, accesses))
+    return out
+
+
+def _reused_buffer(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, accesses: list) -> Obligation | None:
+    """NKI403: allocated outside, used only inside, and overwritten entirely first in each iteration."""
+    k = ka.k
+    if t.buffer not in ir.ON_CHIP:
+        return None
+    uses_outside = any(lp.id not in ins.ctx.loops for ins in k.instrs for op in ins.operands if op.tensor == t.id)
+    if uses_outside:
+        return None
+    n0, ins0, op0 = min(accesses, key=lambda a: a[0])
+    if not (_writes(op0) and op0.mode == "w" and ins0.ctx.loops and ins0.ctx.loops[-1] == lp.id
+            and covers_whole(t, op0)):
+        return None
+    fixes: tuple = ()
+    if t.stmt is not None and t.stmt_text and lp.body is not None and "\n" not in t.stmt_text:
+        indent = " " * (lp.body.col - 1)
+        edits = (
+            TextEdit(location(ir.Span(t.stmt.file, t.stmt.line, 1, t.stmt.line + 1, 1)), ""),
+            TextEdit(location(ir.Span(lp.body.file, lp.body.line, 1, lp.body.line, 1)),
+                     indent + t.stmt_text + "\n"),
+        )
+        fixes = (Fix(f"move the allocation of '{t.name}' into the loop", edits),)
+    msg = (f"'{t.name}' is allocated outside this affine_range loop and completely rewritten in every iteration: "
+           f"the iterations serialise on it; allocate it inside the loop so each iteration gets its own buffer")
+    return Obligation("NKI403", E.FALSE, (), t.span, msg, notes=(Note(location(lp.span), "the loop"),
+                                                                   Note(location(op0.span), "the rewrite")),
+                      floor="warning", fixes=fixes)
+
+
+def _pairs(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, accesses: list) -> list:
+    k = ka.k
+    out = []
+    seen: set = set()
+    for a_idx, (na, ia, oa) in enumerate(accesses):
+        for nb, ib, ob in accesses[a_idx:]:
+            if not (_writes(oa) or _writes(ob)):
+                continue
+            if _is_psum_accumulation(k, ia, oa) and _is_psum_accumulation(k, ib, ob):
+                continue
+            key = (oa.span, ob.span, oa.mode, ob.mode)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(_pair_obligation(ka, lp, t, (na, ia, oa), (nb, ib, ob)))
+    return out
+
+
+def _pair_obligation(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, a: tuple, b: tuple) -> Obligation:
+    k = ka.k
+    loops = {x.id: x for x in k.loops}
+    (_, ia, oa), (_, ib, ob) = a, b
+    per_a = {loops[lid].var for lid in inner_loops(k, ia, lp.id)}
+    per_b = {loops[lid].var for lid in inner_loops(k, ib, lp.id)}
+    sa = side(k, ia, oa, "_1", per_a, ka.info)
+    sb = side(k, ib, ob, "_2", per_b, ka.info)
+    i1, i2 = sa.mapping[lp.var], sb.mapping[lp.var]
+    facts = tuple(sa.facts + sb.facts + [E.ne(i1, i2)])
+    goal = E.bnot(same_element(sa, sb))
+    primary = oa if _writes(oa) else ob
+    other = ob if primary is oa else oa
+    what_p = "written" if _writes(primary) else "read"
+    what_o = "written" if _writes(other) else "read"
+    if oa.span == ob.span:
+        what = f"'{t.name}' is {what_p} here by two different iterations of this affine_range loop"
+    else:
+        what = (f"'{t.name}' is {what_p} here (line {primary.span.line}) and {what_o} at line {other.span.line} "
+                f"by two different iterations of this affine_range loop")
+    kind = "an affine_range loop promises independent iterations" if lp.dialect == ir.B1 else \
+        "in NKI Beta 2 affine_range is an alias of range, but its name claims iterations are independent"
+    msg = f"{what}: a loop-carried dependency ({kind})"
+    notes = [Note(location(lp.span), f"the loop; iterations {i1.name} and {i2.name} touch the same element")]
+    if other.span != primary.span:
+        notes.append(Note(location(other.span), f"the other access ({'write' if _writes(other) else 'read'})"))
+    fixes = []
+    if lp.iter_func is not None and "affine_range" in lp.iter_text:
+        new = lp.iter_text.replace("affine_range", "sequential_range") if lp.dialect == ir.B1 else "range"
+        fixes.append(Fix(f"use {new} (the loop carries a dependency)", (TextEdit(location(lp.iter_func), new),)))
+    _ = fresh
+    return Obligation("NKI401", goal, facts, primary.span, msg, notes=tuple(notes), loops=(),
+                      floor=None if lp.dialect == ir.B1 else "warning", fixes=tuple(fixes), show=(i1, i2))
