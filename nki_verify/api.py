@@ -19,6 +19,7 @@ from compiler.frontend import SourceSet
 from . import rules
 from .analysis.bounds import check_obligations, subscript_obligations
 from .analysis.dependencies import dependency_obligations
+from .analysis.races import race_obligations
 from .analysis.engine import KernelAnalysis, location
 from .analysis.limits import partition_obligations
 from .analysis.oracle import SolverOracle
@@ -27,7 +28,7 @@ from .diagnostics import SEVERITY_RANK, Diagnostic, Location
 from .options import Options
 
 ANALYSES = (subscript_obligations, check_obligations, partition_obligations, instruction_obligations,
-            dependency_obligations)
+            dependency_obligations, race_obligations)
 
 
 @dataclass

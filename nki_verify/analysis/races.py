@@ -1,0 +1,150 @@
+"""NKI402: races between program instances of an SPMD launch (GPUVerify-style, two symbolic instances).
+
+Two distinct instances p != q of the launch grid (Beta 1: any grid; Beta 2: the cores of an LNC2
+launch) race when one writes an element of a tensor they share (HBM inputs and outputs, shared_hbm
+buffers) that the other writes or reads, and no `nisa.core_barrier` orders the two accesses.  Every
+loop index, index-grid variable and program id gets a copy per instance; input shapes are shared.
+
+Cores that may take different control-flow paths around a barrier are reported too.
+"""
+
+from __future__ import annotations
+
+from compiler import expr as E
+from compiler import ir
+
+from ..diagnostics import Note
+from .accesses import same_element, side
+from .engine import KernelAnalysis, Obligation, location
+
+BARRIER = "isa.core_barrier"
+
+
+def _shared(t: ir.Tensor, dialect: str) -> bool:
+    if t.kind == "param":
+        return True
+    if t.buffer == ir.SHARED_HBM:
+        return True
+    return False  # SBUF, PSUM and private HBM are per instance
+
+
+def race_obligations(ka: KernelAnalysis) -> list:
+    k = ka.k
+    pids = [s.sym for s in k.symbols if s.role == "pid"]
+    if not pids and k.grid is None:
+        return []
+    if k.grid is not None and all(g == E.ONE for g in k.grid):
+        return []
+    out = _divergent_barriers(ka, pids)
+    accesses = []
+    for n, ins in enumerate(k.instrs):
+        if ins.op == BARRIER:
+            continue  # the barrier's tensor only names what it synchronises
+        for op in ins.operands:
+            t = k.tensors[op.tensor]
+            if _shared(t, k.dialect) and op.access is not None and not op.access.dynamic:
+                accesses.append((n, ins, op))
+    barriers = [(n, ins) for n, ins in enumerate(k.instrs) if ins.op == BARRIER]
+    seen: set = set()
+    for ia, (na, ins_a, oa) in enumerate(accesses):
+        if oa.mode not in ("w", "rw"):
+            continue
+        for nb, ins_b, ob in accesses[ia:]:
+            if ob.tensor != oa.tensor:
+                continue
+            if _ordered(k, na, ins_a, nb, ins_b, barriers):
+                continue
+            key = (oa.span, ob.span)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(_pair(ka, pids, barriers, (na, ins_a, oa), (nb, ins_b, ob)))
+    return out
+
+
+def _ordered(k: ir.Kernel, na: int, ia: ir.Instr, nb: int, ib: ir.Instr, barriers: list) -> bool:
+    """A barrier between the two accesses, executed on the path from one to the other."""
+    lo, hi = min(na, nb), max(na, nb)
+    common = _common_prefix(ia.ctx.loops, ib.ctx.loops)
+    for n, bar in barriers:
+        if lo < n < hi and tuple(bar.ctx.loops) == common:
+            return True
+    return False
+
+
+def _common_prefix(a: tuple, b: tuple) -> tuple:
+    out = []
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        out.append(x)
+    return tuple(out)
+
+
+def _pair(ka: KernelAnalysis, pids: list, barriers: list, a: tuple, b: tuple) -> Obligation:
+    k = ka.k
+    loops = {lp.id: lp for lp in k.loops}
+    (_, ia, oa), (_, ib, ob) = a, b
+    per_a = set(pids) | {loops[lid].var for lid in ia.ctx.loops if lid in loops}
+    per_b = set(pids) | {loops[lid].var for lid in ib.ctx.loops if lid in loops}
+    sa = side(k, ia, oa, "_p", per_a, ka.info)
+    sb = side(k, ib, ob, "_q", per_b, ka.info)
+    facts = list(sa.facts) + list(sb.facts)
+    for pid in pids:  # both instances exist in the grid
+        info = ka.info.get(pid)
+        for s in (sa.mapping[pid], sb.mapping[pid]):
+            if info is not None and info.lo is not None:
+                facts.append(E.ge(s, info.lo))
+            if info is not None and info.hi is not None:
+                facts.append(E.lt(s, info.hi))
+    facts.append(E.bor(*[E.ne(sa.mapping[p], sb.mapping[p]) for p in pids]) if pids else E.TRUE)
+    # a barrier inside a loop both accesses share orders different iterations: compare the same iteration
+    for lid in _common_prefix(ia.ctx.loops, ib.ctx.loops):
+        if any(lid in bar.ctx.loops for _, bar in barriers):
+            lp = loops[lid]
+            facts.append(E.eq(sa.mapping[lp.var], sb.mapping[lp.var]))
+    t = k.tensors[oa.tensor]
+    if not pids:
+        # every instance runs the same code on the same elements: a race as soon as there are two
+        grid_two = E.bor(*[E.ge(g, 2) for g in (k.grid or ())])
+        facts.append(grid_two)
+    goal = E.bnot(same_element(sa, sb))
+    what_b = "writes" if ob.mode in ("w", "rw") else "reads"
+    if oa.span == ob.span:
+        msg = f"two program instances write the same element of '{t.name}' here (an SPMD race)"
+    else:
+        msg = (f"one program instance writes '{t.name}' here and another {what_b} the same element at line "
+               f"{ob.span.line} with no core_barrier between them (an SPMD race)")
+    notes = () if oa.span == ob.span else (Note(location(ob.span), f"the other instance's {what_b[:-1]}"),)
+    show = tuple(sa.mapping[p] for p in pids) + tuple(sb.mapping[p] for p in pids)
+    return Obligation("NKI402", goal, tuple(facts), oa.span, msg, notes=notes, show=show)
+
+
+def _divergent_barriers(ka: KernelAnalysis, pids: list) -> list:
+    """A core_barrier on a path that depends on the program id: the cores may not all reach it."""
+    out = []
+    k = ka.k
+    for ins in k.instrs:
+        if ins.op != BARRIER or not pids:
+            continue
+        path_syms = E.free_syms(ins.ctx.path)
+        if not any(p in path_syms for p in pids):
+            continue
+        m1 = {p: E.Sym(f"{p.name}_a", 2_000_000_000 + 2 * i, "copy") for i, p in enumerate(pids)}
+        m2 = {p: E.Sym(f"{p.name}_b", 2_000_000_001 + 2 * i, "copy") for i, p in enumerate(pids)}
+        facts = []
+        for p in pids:
+            info = ka.info.get(p)
+            for s in (m1[p], m2[p]):
+                if info is not None and info.lo is not None:
+                    facts.append(E.ge(s, info.lo))
+                if info is not None and info.hi is not None:
+                    facts.append(E.lt(s, info.hi))
+        reach_a = E.substitute(ins.ctx.path, m1)
+        reach_b = E.substitute(ins.ctx.path, m2)
+        goal = E.bor(E.bnot(reach_a), reach_b)  # whenever one instance reaches the barrier, so does the other
+        msg = ("this core_barrier is on a path that depends on the program id: one core may reach it while the "
+               "other does not (divergent control flow around a barrier)")
+        out.append(Obligation("NKI402", goal, tuple(facts + [reach_a]), ins.span, msg,
+                              show=tuple(m1.values()) + tuple(m2.values())))
+    return out

@@ -1,0 +1,77 @@
+"""Beta-2 LNC2 kernels: each core writes its own half (clean); both write the same rows (NKI402);
+exchange through shared HBM ordered by core_barrier (clean) or not (NKI402); a barrier one core skips."""
+import numpy as np
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def halves(a):
+    assert a.shape == (256, 512)
+    out = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    pid = nl.program_id(0)
+    t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a[pid * 128:(pid + 1) * 128, :])
+    nisa.dma_copy(dst=out[pid * 128:(pid + 1) * 128, :], src=t)
+    return out
+
+
+@nki.jit
+def same_rows(a):
+    assert a.shape == (256, 512)
+    out = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    pid = nl.program_id(0)
+    t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a[pid * 128:(pid + 1) * 128, :])
+    nisa.dma_copy(dst=out[0:128, :], src=t)  # expect: NKI402 error
+    return out
+
+
+@nki.jit
+def exchange_with_barrier(a):
+    assert a.shape == (256, 512)
+    out = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    pid = nl.program_id(0)
+    t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a[pid * 128:(pid + 1) * 128, :])
+    nisa.dma_copy(dst=out[pid * 128:(pid + 1) * 128, :], src=t)
+    nisa.core_barrier(out, (0, 1))
+    other = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=other, src=out[(1 - pid) * 128:(2 - pid) * 128, :])
+    return out
+
+
+@nki.jit
+def exchange_without_barrier(a):
+    assert a.shape == (256, 512)
+    out = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    pid = nl.program_id(0)
+    t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a[pid * 128:(pid + 1) * 128, :])
+    nisa.dma_copy(dst=out[pid * 128:(pid + 1) * 128, :], src=t)  # expect: NKI402 error
+    other = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=other, src=out[(1 - pid) * 128:(2 - pid) * 128, :])
+    return out
+
+
+@nki.jit
+def barrier_on_one_core(a):
+    assert a.shape == (256, 512)
+    out = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    pid = nl.program_id(0)
+    t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a[pid * 128:(pid + 1) * 128, :])
+    nisa.dma_copy(dst=out[pid * 128:(pid + 1) * 128, :], src=t)
+    if pid == 0:
+        nisa.core_barrier(out, (0, 1))  # expect: NKI402 error
+    return out
+
+
+if __name__ == "__main__":
+    x = np.zeros((256, 512), dtype=np.float32)
+    halves[2](x)
+    same_rows[2](x)
+    exchange_with_barrier[2](x)
+    exchange_without_barrier[2](x)
+    barrier_on_one_core[2](x)
