@@ -73,7 +73,8 @@ def main() -> int:
         "files": len(files), "kernels": kernels_total, "kernels_by_outcome": dict(kinds),
         "diagnostics_by_code": dict(sorted(codes.items())), "by_severity": dict(severities),
         "errors": errors, "nki902_classes": n902.most_common(args.top),
-        "seconds_total": round(total, 2), "seconds_median_file": round(statistics.median(per_file), 3) if per_file else 0,
+        "seconds_total": round(total, 2),
+        "seconds_median_file": round(statistics.median(per_file), 3) if per_file else 0,
         "seconds_worst_file": round(per_file[-1], 3) if per_file else 0,
         "slowest": [(round(t, 2), os.path.relpath(p)) for t, p in sorted(times, reverse=True)[:5]],
     }

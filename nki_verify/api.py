@@ -19,6 +19,7 @@ from compiler.frontend import SourceSet
 from . import rules
 from .analysis.bounds import check_obligations, subscript_obligations
 from .analysis.dependencies import dependency_obligations
+from .analysis.memory import memory_obligations
 from .analysis.races import race_obligations
 from .analysis.engine import KernelAnalysis, location
 from .analysis.limits import partition_obligations
@@ -28,7 +29,7 @@ from .diagnostics import SEVERITY_RANK, Diagnostic, Location
 from .options import Options
 
 ANALYSES = (subscript_obligations, check_obligations, partition_obligations, instruction_obligations,
-            dependency_obligations, race_obligations)
+            dependency_obligations, race_obligations, memory_obligations)
 
 
 @dataclass
@@ -113,6 +114,9 @@ def _internal(path: str, exc: BaseException, kernel: ir.Kernel | None = None) ->
                       kernel.name if kernel is not None else None)
 
 
+SUBSUMED = {"NKI203": {"NKI202"}}  # a matmul too large for the PE array is also too large for one bank
+
+
 def _dedupe(diags: list) -> list:
     best: dict = {}
     for d in diags:
@@ -128,9 +132,15 @@ def _dedupe(diags: list) -> list:
         prev = by_loc.get(key)
         if prev is None or SEVERITY_RANK[d.severity] > SEVERITY_RANK[prev.severity]:
             by_loc[key] = d
+    # a finding implied by a more specific one at the same place is not repeated
+    codes_at: dict = {}
+    for d in by_loc.values():
+        codes_at.setdefault((d.location.path, d.location.line), set()).add(d.code)
+    kept = [d for d in by_loc.values()
+            if not SUBSUMED.get(d.code, set()) & codes_at[(d.location.path, d.location.line)]]
     merged: dict = {}
     out = []
-    for d in sorted(by_loc.values(), key=lambda d: d.sort_key()):
+    for d in sorted(kept, key=lambda d: d.sort_key()):
         if d.code == "NKI901":
             key = (d.location.path, d.location.line)
             prev = merged.get(key)

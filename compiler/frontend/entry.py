@@ -436,10 +436,11 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
             if names and any(isinstance(s, ast.Constant) and type(s.value) is int for s in sides):
                 for nm in names:
                     out.setdefault(nm, "int")
-        elif isinstance(n, ast.BinOp):
-            for side, other in ((n.left, n.right), (n.right, n.left)):
-                if isinstance(side, ast.Name) and side.id in ps and isinstance(other, ast.Constant) and \
-                        type(other.value) is int:
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
+            # kernel inputs are HBM tensors, which no operator computes on: a parameter in integer-style
+            # arithmetic (bank * BANK_SIZE, n // 128) is a scalar argument
+            for side in (n.left, n.right):
+                if isinstance(side, ast.Name) and side.id in ps:
                     out.setdefault(side.id, "int")
         elif isinstance(n, ast.Call):
             fname = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")

@@ -83,6 +83,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self.launches: list = []  # (KernelVal, args, kwargs, grid, span)
         self.host_issues: list = []
         self._lines: dict = {}
+        self._segment_lines: dict = {}
         self.current_stmt: ast.AST | None = None
         self._invoked: set = set()  # host functions already run (launch discovery)
         self._host_rank_hints: dict = {}
@@ -117,7 +118,21 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         pm = self.parsed.get(self.frame.module.path) if self.frames else None
         if pm is None:
             return ""
-        return ast.get_source_segment(pm.source, node) or ""
+        start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        col, end_col = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+        if None in (start, end, col, end_col):
+            return ""
+        lines = self._segment_lines.get(pm.path)
+        if lines is None:  # ast.get_source_segment re-splits the whole file on every call
+            lines = ast._splitlines_no_ff(pm.source)  # type: ignore[attr-defined]
+            self._segment_lines[pm.path] = lines
+        if not 0 < start <= end <= len(lines):
+            return ""
+        first, last = lines[start - 1].encode(), lines[end - 1].encode()
+        if start == end:
+            return first[col:end_col].decode(errors="replace")
+        return "".join([first[col:].decode(errors="replace"), *lines[start:end - 1],
+                        last[:end_col].decode(errors="replace")])
 
     def _char_col(self, path: str, line: int, byte_col: int) -> int:
         lines = self._lines.get(path)

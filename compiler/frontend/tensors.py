@@ -124,8 +124,14 @@ class TensorMixin:
                 return t.id
             if isinstance(t, ast.Attribute):
                 return t.attr
+            if isinstance(t, ast.Subscript):  # tiles[i] = nl.ndarray(...)
+                return ast.unparse(t)
         if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
             return st.target.id
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute) \
+                and st.value.func.attr in ("append", "insert") and isinstance(st.value.func.value, (ast.Name,
+                                                                                                    ast.Attribute)):
+            return f"{ast.unparse(st.value.func.value)}[...]"  # tiles.append(nl.ndarray(...))
         return f"tensor@{getattr(node, 'lineno', 0)}"
 
     def operand_ir(self, role: str, tv: V.TensorVal, mode: str, node: ast.AST | None) -> ir.Operand:

@@ -15,6 +15,7 @@ the rest go to z3.  A violation is
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -45,6 +46,7 @@ class Obligation:
     floor: str | None = None  # force a severity
     fixes: tuple = ()  # mechanical fixes (diagnostics.Fix)
     show: tuple = ()  # symbols always shown in the counterexample (e.g. the two iterations of a dependency)
+    definite: bool = False  # report only violations every admissible input reaches (no input-dependent warning)
 
 
 @dataclass
@@ -75,6 +77,13 @@ class KernelAnalysis:
         self._seen: set = set()
 
     # ------------------------------------------------------------------ facts
+    def add_input_fact(self, fact: E.BExpr) -> None:
+        """A constraint on admissible inputs discovered by an analysis (the item size of an unknown dtype is
+        1, 2 or 4): it restricts the inputs, unlike a local fact, which only says where a node is reached."""
+        self.base.append(fact)
+        self.prover.base.append(fact)
+        E.refine_ranges(self.ranges, fact)
+
     def _ranges(self) -> dict:
         r: dict = {}
         for s in self.k.symbols:
@@ -176,6 +185,13 @@ class KernelAnalysis:
         if ob.goal != E.FALSE and prove_cheaply(ob.goal, ranges, self._bounds(syms, local)):
             self.stats.by_interval += 1
             return None
+        if ob.definite:
+            # an input-dependent condition (a capacity that large inputs exceed): a finding only when no
+            # admissible input, whatever the values the front end could not determine, satisfies it
+            execs = [x for x in syms if isinstance(x, E.Sym) and (self.info.get(x) is None
+                                                                   or self.info[x].role not in INPUT_ROLES)]
+            if self.prover.sometimes_fine(ob.goal, local, execs) is not False:
+                return None
         verdict = self.prover.find_violation(ob.goal, local)
         self.stats.queries = self.prover.queries
         self.stats.z3_seconds = self.prover.seconds
@@ -185,9 +201,9 @@ class KernelAnalysis:
             return self._undecided(ob, f"the solver could not decide it ({verdict.reason})")
         return self._violation(ob, local, syms, verdict)
 
-    def _violation(self, ob: Obligation, local: list, syms: set, v: Violated) -> Diagnostic:
+    def _violation(self, ob: Obligation, local: list, syms: set, v: Violated) -> Diagnostic | None:
         unknown = [s for s in syms if self.info.get(s) is not None and self.info[s].role == "unknown"]
-        if unknown:
+        if unknown and not ob.definite:
             labels = ", ".join(sorted(self.names(s) for s in unknown))
             return self._undecided(ob, f"it depends on {labels}, which the verifier could not determine")
         inputs = [s for s in syms if self.info.get(s) is not None and self.info[s].role in INPUT_ROLES]
@@ -195,7 +211,7 @@ class KernelAnalysis:
         shown = _connected(set(E.free_syms(ob.goal)), local + self.base)
         severity = ob.floor or ERROR
         suggestion = None
-        if ob.floor is None and inputs:
+        if ob.floor is None and inputs and not ob.definite:
             fine = self.prover.sometimes_fine(ob.goal, local, execs)
             if fine is not False:
                 severity = WARNING
@@ -266,6 +282,11 @@ class KernelAnalysis:
         if _simple(ob.goal) and not any(isinstance(s, E.Sym) and self.info.get(s) and self.info[s].role in EXEC_ROLES
                                         for s in E.free_syms(ob.goal)):
             cands.append(ob.goal)
+        solved = _solved_bounds(ob.goal, lambda s: self.info.get(s) is not None
+                                and self.info[s].role in ("shape", "scalar"))
+        if solved:
+            cands.append(E.band(*solved))
+        cands.extend(solved)
         consts = sorted({c for c in _constants(ob.goal) if c > 1}, reverse=True)[:3]
         goal_syms = [s for s in E.free_syms(ob.goal) if self.info.get(s) is not None
                      and self.info[s].role in ("shape", "scalar")]
@@ -273,10 +294,15 @@ class KernelAnalysis:
         # a dimension that must match another one (the loop bound comes from a different input)
         for s in goal_syms[:2]:
             for t in shape_syms:
+                pinned = self.ranges.get(t)
+                if pinned is not None and pinned.lo is not None and pinned.lo == pinned.hi:
+                    continue  # equating with a fixed dimension just pins this one to a constant
                 if t is not s and t not in goal_syms:
                     cands.append(E.eq(s, t))
+        # alignment goals (1024*half % 2048 == 0) want the ratio of their constants (half % 2 == 0)
+        ratios = sorted({a // math.gcd(a, b) for a in consts for b in consts if a != b and a % b == 0} - {1})
         for s in shape_syms[:3]:
-            for c in consts:
+            for c in ratios + consts:
                 cands.append(E.eq(E.mod(s, c), 0))
         for s in shape_syms[:3]:
             for c in consts:
@@ -331,6 +357,23 @@ def _nonpos(e: E.Expr, ranges: dict, bounds: dict, depth: int) -> bool:
         if _nonpos(E.substitute(e, {atom: repl}), ranges, bounds, depth + 1):
             return True
     return False
+
+
+def _solved_bounds(goal: E.BExpr, is_input: Callable) -> list:
+    """Conjuncts `k*s + c <= 0` of the goal over one input symbol, solved for it (2048*bank + 512 <= 16384
+    gives bank <= 7)."""
+    out = []
+    for g in goal.args if isinstance(goal, E.BAnd) else (goal,):
+        if not (isinstance(g, E.Cmp) and g.op == E.LE):
+            continue
+        terms, c = E._linear_parts(g.e)
+        if len(terms) != 1:
+            continue
+        (s, k), = terms.items()
+        if not (isinstance(s, E.Sym) and is_input(s)) or k == 0:
+            continue
+        out.append(E.le(s, (-c) // k) if k > 0 else E.ge(s, -((-c) // k)))
+    return out
 
 
 def _connected(syms: set, facts: list) -> set:

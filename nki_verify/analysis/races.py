@@ -57,9 +57,36 @@ def race_obligations(ka: KernelAnalysis) -> list:
             key = (oa.span, ob.span)
             if key in seen:
                 continue
+            if oa.span == ob.span and _writes_constant(k, ins_a, pids):
+                continue  # every instance writes the same constant (zero-initialising a shared output): benign
             seen.add(key)
             out.append(_pair(ka, pids, barriers, (na, ins_a, oa), (nb, ins_b, ob)))
     return out
+
+
+FILLS = frozenset({"isa.memset", "language.zeros", "language.ones", "language.full", "language.memset"})
+COPIES = frozenset({"isa.dma_copy", "isa.tensor_copy", "language.store", "language.copy", "language.__assign__",
+                    "isa.memset", "language.memset"})
+
+
+def _writes_constant(k: ir.Kernel, ins: ir.Instr, pids: list) -> bool:
+    """The instruction copies a tile that only fill instructions wrote, with attributes that do not depend on
+    the program id: every instance writes the same values."""
+    pidset = set(pids)
+
+    def uniform(i: ir.Instr) -> bool:
+        return not any(isinstance(v, (E.Expr, E.BExpr)) and E.free_syms(v) & pidset for _, v in i.attrs)
+
+    if ins.op not in COPIES or not uniform(ins):
+        return False
+    for op in ins.operands:
+        if op.mode != "r":
+            continue
+        writers = [i for i in k.instrs for o in i.operands if o.tensor == op.tensor and o.mode in ("w", "rw")]
+        if not writers or k.tensors[op.tensor].kind == "param" or \
+                not all(i.op in FILLS and uniform(i) for i in writers):
+            return False
+    return True
 
 
 def _ordered(k: ir.Kernel, na: int, ia: ir.Instr, nb: int, ib: ir.Instr, barriers: list) -> bool:

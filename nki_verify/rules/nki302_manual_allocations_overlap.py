@@ -7,7 +7,8 @@ RULE = Rule(
     name='manual-allocations-overlap',
     severity='error',
     summary='Two manually placed tensors overlap while both are live.',
-    what='Compares the partition x byte rectangles of tensors placed with `address=`.',
+    what=('Compares the partition x byte rectangles of tensors placed with `address=` that are live at the same '
+          'time, including two iterations of a tensor allocated in a loop and kept after it (a list of tiles).'),
     why='Overlapping live buffers corrupt each other.',
     bad=(
         'a = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf, address=(0, 0))\n'
@@ -18,5 +19,4 @@ RULE = Rule(
         'b = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf, address=(0, 1024))'
     ),
     fix='Give each live tensor its own byte range.',
-    implemented=False,
 )

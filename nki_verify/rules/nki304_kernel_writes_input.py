@@ -7,7 +7,8 @@ RULE = Rule(
     name='kernel-writes-input',
     severity='error',
     summary='A kernel writes one of its input tensors.',
-    what='Detects writes to kernel parameters that are also read.',
+    what=('Detects writes to a kernel parameter that the kernel also reads before writing. A parameter that is only '
+          'written is an output passed in (Beta-1 style) and is not reported.'),
     why='In/out parameters are not supported by NKI.',
     bad='nisa.dma_copy(dst=a[0:128, 0:512], src=t)',
     good=(
@@ -15,5 +16,4 @@ RULE = Rule(
         'nisa.dma_copy(dst=out[0:128, 0:512], src=t)'
     ),
     fix='Return a new output tensor.',
-    implemented=False,
 )

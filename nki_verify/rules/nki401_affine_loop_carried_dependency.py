@@ -9,7 +9,9 @@ RULE = Rule(
     summary='Two iterations of an `affine_range` loop touch the same element, one of them writing.',
     what=(
         'Proves with two copies of the loop index (i != j) that no write in one iteration meets a read or '
-        'write of another.'
+        'write of another, element by element. Accumulation the hardware orders is exempt: matmul into PSUM, '
+        '`+=` / `nl.loop_reduce` accumulation. An error in Beta 1; a warning in Beta 2, where the compiler may '
+        'serialise the loop instead of miscompiling it.'
     ),
     why='`affine_range` promises independent iterations; the compiler may reorder or overlap them.',
     bad=(
@@ -21,5 +23,4 @@ RULE = Rule(
         '    nisa.tensor_tensor(dst=acc, data1=acc, data2=x[i], op=nl.add)'
     ),
     fix='Use `sequential_range` (or allocate per iteration).',
-    implemented=False,
 )

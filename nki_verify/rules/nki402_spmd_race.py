@@ -7,7 +7,10 @@ RULE = Rule(
     name='spmd-race',
     severity='error',
     summary='Two program instances write (or write and read) the same element without a barrier.',
-    what='Proves race freedom across the launch grid with two symbolic program ids.',
+    what=('Proves race freedom across the launch grid (Beta 1) or the cores of an LNC2 launch (Beta 2) with two '
+          'symbolic program instances p != q: no write of one meets a read or write of the other on shared HBM '
+          'unless a `core_barrier` both reach lies between them. Both instances writing the same constant '
+          '(zero-initialising an output) is not a race. Also reports a barrier only some cores reach.'),
     why='Concurrent instances corrupt shared HBM.',
     bad='nisa.dma_copy(dst=out[0:128, :], src=t)  # every instance writes rows 0..127',
     good=(
@@ -15,5 +18,4 @@ RULE = Rule(
         'nisa.dma_copy(dst=out[pid * 128:(pid + 1) * 128, :], src=t)'
     ),
     fix='Give each instance its own region, or synchronise with core_barrier.',
-    implemented=False,
 )

@@ -7,7 +7,8 @@ RULE = Rule(
     name='buffer-reused-across-iterations',
     severity='warning',
     summary='A buffer allocated outside an affine loop is fully rewritten in every iteration.',
-    what='Finds buffers declared outside a loop and overwritten by each iteration.',
+    what=('Finds on-chip buffers declared outside an `affine_range` loop that every iteration overwrites in '
+          'full and reads only what it wrote itself: correct, but the iterations serialise on the buffer.'),
     why='The iterations serialise on the buffer.',
     bad=(
         'buf = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)\n'
@@ -20,5 +21,4 @@ RULE = Rule(
         '    nisa.dma_copy(dst=buf, src=inp[i])'
     ),
     fix='Allocate the buffer inside the loop.',
-    implemented=False,
 )

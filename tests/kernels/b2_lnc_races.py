@@ -68,6 +68,35 @@ def barrier_on_one_core(a):
     return out
 
 
+@nki.jit
+def both_cores_zero_the_output(a):
+    # Both cores write zeros over the whole output, then a barrier: identical values, no race.
+    assert a.shape == (256, 512)
+    out = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    pid = nl.program_id(0)
+    zeros = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.memset(dst=zeros, value=0.0)
+    for r in nl.affine_range(2):
+        nisa.dma_copy(dst=out[r * 128:(r + 1) * 128, :], src=zeros)
+    nisa.core_barrier(out, (0, 1))
+    t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a[pid * 128:(pid + 1) * 128, :])
+    nisa.dma_copy(dst=out[pid * 128:(pid + 1) * 128, :], src=t)
+    return out
+
+
+@nki.jit
+def both_cores_fill_with_their_id(a):
+    # The fill value depends on the core: the two writes disagree.
+    assert a.shape == (256, 512)
+    out = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    pid = nl.program_id(0)
+    fill = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.memset(dst=fill, value=pid)
+    nisa.dma_copy(dst=out[0:128, :], src=fill)  # expect: NKI402 error
+    return out
+
+
 if __name__ == "__main__":
     x = np.zeros((256, 512), dtype=np.float32)
     halves[2](x)
@@ -75,3 +104,5 @@ if __name__ == "__main__":
     exchange_with_barrier[2](x)
     exchange_without_barrier[2](x)
     barrier_on_one_core[2](x)
+    both_cores_zero_the_output[2](x)
+    both_cores_fill_with_their_id[2](x)

@@ -1,0 +1,355 @@
+"""Memory and placement: NKI203 (PSUM bank), NKI204 (capacity), NKI301 (PSUM alignment),
+NKI302 (overlapping manual placements), NKI304 (a kernel writes one of its inputs).
+
+Liveness model (documented in docs/design.md): a tensor is live from its allocation to its last use in
+program order.  A tensor allocated inside a loop is one buffer per iteration; only one iteration's
+buffer counts as live unless the tensor is used after the loop (kept in a list, say), in which case every
+iteration's buffer is live at once.  Input dtypes that are not known take a symbolic item size in
+{1, 2, 4} bytes, so an overflow that only happens for some dtypes is a warning that names it.
+"""
+
+from __future__ import annotations
+
+from compiler import expr as E
+from compiler import ir
+from compiler.spec import dtypes as D
+from compiler.spec.targets import get_target
+
+from ..diagnostics import Note
+from .accesses import fresh
+from .engine import KernelAnalysis, Obligation, location
+
+ONE_BANK_DST = {"isa.nc_matmul": ("trn1", "trn2"), "isa.nc_transpose": ("trn1", "trn2", "trn3"),
+                "language.matmul": ("trn1", "trn2", "trn3"), "language.transpose": ("trn1", "trn2", "trn3")}
+
+
+class Sizes:
+    """Item sizes in bytes, with one symbol per unknown dtype."""
+
+    def __init__(self, ka: KernelAnalysis) -> None:
+        self.ka = ka
+        self.syms: dict = {}
+
+    def itemsize(self, dtype: str | None) -> tuple:
+        """(size expr, facts)"""
+        if dtype is not None and not dtype.startswith("?") and dtype in D.DTYPES:
+            return E.Const(D.size_bytes(dtype)), []
+        key = dtype or "?"
+        s = self.syms.get(key)
+        if s is None:
+            label = f"itemsize({key[1:]})" if key.startswith("?") and len(key) > 1 else "itemsize(unknown dtype)"
+            s = fresh(label, "shape")
+            self.syms[key] = s
+            self.ka.info[s] = ir.SymInfo(s, "scalar", label, E.ONE, E.Const(5))
+            self.ka.ranges[s] = E.Interval(1, 4)
+            self.ka.add_input_fact(E.bor(E.eq(s, 1), E.eq(s, 2), E.eq(s, 4)))
+        return s, []
+
+    def bytes_per_partition(self, t: ir.Tensor) -> tuple:
+        """Bytes per partition of one block of `t`.  Beta-1 block dimensions (those before `par_dim`) are
+        rotated through as few physical buffers as the compiler finds safe, at least one, so only one block
+        is counted: an overflow reported on that basis happens whatever the allocator does."""
+        size, facts = self.itemsize(t.dtype if t.buffer != ir.PSUM or t.dtype else "float32")
+        free: E.Expr = E.ONE
+        for d in t.shape[(t.par_dim or 0) + 1:]:
+            free = E.mul(free, d)
+        return E.mul(free, size), facts
+
+
+def memory_obligations(ka: KernelAnalysis) -> list:
+    out: list = []
+    sizes = Sizes(ka)
+    out.extend(_writes_input(ka))
+    out.extend(_psum_bank(ka, sizes))
+    out.extend(_psum_alignment(ka))
+    out.extend(_overlaps(ka, sizes))
+    out.extend(_capacity(ka, sizes))
+    out.extend(_placement_range(ka, sizes))
+    return out
+
+
+# ----------------------------------------------------------------------------- NKI304
+
+
+def _writes_input(ka: KernelAnalysis) -> list:
+    k = ka.k
+    out = []
+    first_read: dict = {}
+    first_write: dict = {}
+    for n, ins in enumerate(k.instrs):
+        for op in ins.operands:
+            t = k.tensors[op.tensor]
+            if t.kind != "param":
+                continue
+            if op.mode in ("r", "rw"):
+                first_read.setdefault(t.id, (n, op))
+            if op.mode in ("w", "rw"):
+                first_write.setdefault(t.id, (n, op))
+    for tid, (nw, opw) in first_write.items():
+        read = first_read.get(tid)
+        if read is None or read[0] > nw:
+            continue  # an output passed by reference (Beta-1 style), not an input
+        t = k.tensors[tid]
+        msg = (f"this kernel writes its input '{t.name}', which it also reads: in/out parameters are not supported; "
+               f"write a new output tensor and return it")
+        out.append(Obligation("NKI304", E.FALSE, ka.local_facts(k.instrs[nw].ctx), opw.span, msg,
+                              notes=(Note(location(read[1].span), f"'{t.name}' is read here"),)))
+    return out
+
+
+# ----------------------------------------------------------------------------- NKI203 / NKI301
+
+
+def _free_offset_bytes(t: ir.Tensor, op: ir.Operand, size: E.Expr) -> E.Expr:
+    """Byte offset within a partition (of its block, for Beta-1 block dimensions) at which the view starts
+    (row-major storage)."""
+    free: E.Expr = E.ONE
+    for d in t.shape[(t.par_dim or 0) + 1:]:
+        free = E.mul(free, d)
+    offset = op.access.offset if op.access is not None else E.ZERO
+    if op.access is not None and op.access.iotas:  # index-grid views start where every grid index is 0
+        offset = E.substitute(offset, {io.var: E.ZERO for io in op.access.iotas})
+    # a manual placement is taken to be bank-aligned here: NKI301 reports it when it is not
+    return E.mul(E.mod(offset, free) if free != E.ONE else E.ZERO, size)
+
+
+def _assigned_results(k: ir.Kernel) -> set:
+    """Result tiles whose only use is to be assigned into a view (`t[j] = nl.load(x)`, Beta 1): the
+    instruction writes straight into that view, so the tile takes no memory of its own."""
+    uses: dict = {}
+    for ins in k.instrs:
+        for op in ins.operands:
+            if op.mode == "r":
+                uses.setdefault(op.tensor, []).append(ins.op == "language.__assign__" and op.role == "src")
+    return {t.id for t in k.tensors if t.kind == "result" and uses.get(t.id) and all(uses[t.id])}
+
+
+def _bank_bound_writes(k: ir.Kernel) -> list:
+    """(instruction, dst operand, producing op) triples whose destination must sit in one PSUM bank: matmul/transpose
+    destinations, and the views their result tiles are assigned to (`acc[j] = nisa.nc_matmul(...)`)."""
+    out = []
+    produced: dict = {}
+    for ins in k.instrs:
+        targets = ONE_BANK_DST.get(ins.op)
+        if targets is None or k.target not in targets:
+            continue
+        for op in ins.operands:
+            if op.role == "dst":
+                out.append((ins, op, ins.op))
+                produced[op.tensor] = ins.op
+    for ins in k.instrs:
+        if ins.op != "language.__assign__":
+            continue
+        src = next((op for op in ins.operands if op.role == "src"), None)
+        if src is not None and src.tensor in produced:
+            out.extend((ins, op, produced[src.tensor]) for op in ins.operands if op.role == "dst")
+    return out
+
+
+def _psum_bank(ka: KernelAnalysis, sizes: Sizes) -> list:
+    k = ka.k
+    target = get_target(k.target)
+    bank = target.psum_bank_bytes
+    out = []
+    for ins, op, producer in _bank_bound_writes(k):
+        t = k.tensors[op.tensor]
+        if op.role != "dst" or t.buffer != ir.PSUM or not op.shape:
+            continue
+        size, facts = sizes.itemsize(op.dtype or t.dtype or "float32")
+        free: E.Expr = E.ONE
+        for d in op.shape[1:]:
+            free = E.mul(free, d)
+        nbytes = E.mul(free, size)
+        start = _free_offset_bytes(t, op, size)
+        goal = E.le(E.add(E.mod(start, bank), nbytes), bank)
+        what = "transpose" if "transpose" in producer else "matmul"
+        msg = (f"the {what} destination '{t.name}' must sit in one 2 KiB PSUM bank per partition, but this view "
+               f"covers {ka.show(nbytes)} bytes starting {ka.show(E.mod(start, bank))} bytes into a bank")
+        out.append(Obligation("NKI203", goal, ka.local_facts(ins.ctx, ins.iotas, ins.mask) + tuple(facts),
+                              op.span, msg, (("bytes", nbytes), ("offset in bank", E.mod(start, bank))),
+                              loops=ins.ctx.loops))
+    return out
+
+
+def _psum_alignment(ka: KernelAnalysis) -> list:
+    k = ka.k
+    bank = get_target(k.target).psum_bank_bytes
+    out = []
+    for t in k.tensors:
+        if t.buffer != ir.PSUM or t.address is None or len(t.address) < 2:
+            continue
+        off = t.address[1]
+        msg = (f"PSUM tensor '{t.name}' is placed at byte offset {ka.show(off)}, which is not the start of a "
+               f"2 KiB bank (use bank_id * 2048)")
+        out.append(Obligation("NKI301", E.eq(E.mod(off, bank), 0), ka.local_facts(t.ctx), t.span, msg,
+                              (("offset", off),), loops=t.ctx.loops))
+    return out
+
+
+# ----------------------------------------------------------------------------- liveness
+
+
+def _last_use(k: ir.Kernel) -> dict:
+    last: dict = {}
+    for n, ins in enumerate(k.instrs):
+        for op in ins.operands:
+            last[op.tensor] = n
+    return last
+
+
+def _used_outside(k: ir.Kernel, t: ir.Tensor, lid: int) -> bool:
+    return any(lid not in ins.ctx.loops for ins in k.instrs for op in ins.operands if op.tensor == t.id)
+
+
+def _multiplicity(ka: KernelAnalysis, t: ir.Tensor) -> E.Expr:
+    """How many instances of `t` are live at once (every iteration's when used after its loop)."""
+    k = ka.k
+    loops = {lp.id: lp for lp in k.loops}
+    mult: E.Expr = E.ONE
+    for lid in t.loops:
+        lp = loops.get(lid)
+        if lp is None or not _used_outside(k, t, lid):
+            continue
+        trip = E.maximum(0, E.ceildiv(E.sub(lp.stop, lp.start), lp.step))
+        mult = E.mul(mult, trip)
+    return mult
+
+
+def _live_ranges(k: ir.Kernel) -> dict:
+    last = _last_use(k)
+    return {t.id: (t.order, last.get(t.id, t.order)) for t in k.tensors}
+
+
+# ----------------------------------------------------------------------------- NKI302
+
+
+def _overlaps(ka: KernelAnalysis, sizes: Sizes) -> list:
+    k = ka.k
+    placed = [t for t in k.tensors if t.address is not None and t.buffer in ir.ON_CHIP and len(t.address) >= 2]
+    if len(placed) < 2 and not any(t.loops for t in placed):
+        return []
+    live = _live_ranges(k)
+    loops = {lp.id: lp for lp in k.loops}
+    out = []
+    for i, a in enumerate(placed):
+        for b in placed[i:]:
+            if a.buffer != b.buffer:
+                continue
+            (a0, a1), (b0, b1) = live[a.id], live[b.id]
+            if a1 < b0 or b1 < a0:
+                continue
+            same = a.id == b.id
+            if same and not any(_used_outside(k, a, lid) for lid in a.loops):
+                continue  # one instance live at a time
+            out.append(_overlap(ka, sizes, loops, a, b, same))
+    return out
+
+
+def _rename_instance(t: ir.Tensor, loops: dict, tag: str) -> dict:
+    return {loops[lid].var: fresh(f"{loops[lid].var.name}{tag}") for lid in t.loops if lid in loops}
+
+
+def _overlap(ka: KernelAnalysis, sizes: Sizes, loops: dict, a: ir.Tensor, b: ir.Tensor, same: bool) -> Obligation:
+    ma = _rename_instance(a, loops, "_1") if same else {}
+    mb = _rename_instance(b, loops, "_2") if same else {}
+    facts: list = []
+    for t, m in ((a, ma), (b, mb)):
+        for lid in t.loops:
+            lp = loops.get(lid)
+            if lp is None:
+                continue
+            v = m.get(lp.var, lp.var)
+            facts += [E.ge(v, lp.start), E.lt(v, lp.stop)]
+    if same:
+        facts.append(E.bor(*[E.ne(ma[v], mb[v]) for v in ma]) if ma else E.FALSE)
+    ba, fa = sizes.bytes_per_partition(a)
+    bb, fb = sizes.bytes_per_partition(b)
+    pa, oa = (E.substitute(x, ma) for x in a.address[:2])
+    pb, ob = (E.substitute(x, mb) for x in b.address[:2])
+    na, nb = a.shape[a.par_dim or 0], b.shape[b.par_dim or 0]
+    overlap = E.band(E.lt(pa, E.add(pb, nb)), E.lt(pb, E.add(pa, na)),
+                     E.lt(oa, E.add(ob, bb)), E.lt(ob, E.add(oa, ba)))
+    if same:
+        msg = f"two iterations' instances of '{a.name}' are live at once and their manual placements overlap"
+    else:
+        msg = (f"'{a.name}' and '{b.name}' are both live and their manual placements overlap "
+               f"(partitions x bytes): one overwrites the other")
+    notes = () if same else (Note(location(b.span), f"'{b.name}' is placed here"),)
+    return Obligation("NKI302", E.bnot(overlap), tuple(facts + fa + fb), a.span, msg, notes=notes,
+                      show=tuple(ma.values()) + tuple(mb.values()))
+
+
+# ----------------------------------------------------------------------------- NKI204
+
+
+def _capacity(ka: KernelAnalysis, sizes: Sizes) -> list:
+    k = ka.k
+    target = get_target(k.target)
+    live = _live_ranges(k)
+    out = []
+    aliases = _assigned_results(k)
+    allocated = [t for t in k.tensors if t.buffer in ir.ON_CHIP and t.kind in ("ndarray", "result")
+                 and t.id not in aliases]
+    checked: set = set()
+    for t0 in sorted(allocated, key=lambda x: x.order):
+        point = t0.order
+        at_point = [u for u in allocated if live[u.id][0] <= point <= live[u.id][1]]
+        # reported where the last of the live tensors is allocated: the allocation that does not fit
+        t = max((u for u in at_point if u.buffer == t0.buffer), key=lambda u: (u.order, u.span.line, u.span.col))
+        key = (t.buffer, tuple(sorted(u.id for u in at_point if u.buffer == t.buffer)))
+        if key in checked:
+            continue
+        checked.add(key)
+        total: E.Expr = E.ZERO
+        facts: list = []
+        for u in at_point:
+            if u.buffer != t.buffer:
+                continue
+            nbytes, f = sizes.bytes_per_partition(u)
+            facts += f
+            mult = _multiplicity(ka, u)
+            if t.buffer == ir.PSUM:
+                total = E.add(total, E.mul(mult, E.ceildiv(nbytes, target.psum_bank_bytes)))
+            else:
+                total = E.add(total, E.mul(mult, nbytes))
+        if t.buffer == ir.PSUM:
+            limit = target.psum_banks
+            msg = (f"{ka.show(total)} PSUM banks are live here, more than the {limit} banks of {target.name} "
+                   f"(one per partition row of 2 KiB)")
+        else:
+            limit = target.sbuf_bytes_per_partition
+            msg = (f"{ka.show(total)} bytes per partition of SBUF are live here, more than the {limit} bytes of "
+                   f"{target.name}")
+        names = ", ".join(sorted({u.name for u in at_point if u.buffer == t.buffer})[:6])
+        # Tiles sized by the inputs overflow for large enough inputs: that is a precondition of the kernel,
+        # not a finding, unless every admissible input overflows (check concrete shapes with --shape).
+        # Sizes that depend only on dtypes are checked for every dtype (a warning names the one that fails).
+        dtype_syms = set(sizes.syms.values())
+        by_shape = any(s not in dtype_syms for s in E.free_syms(total))
+        out.append(Obligation("NKI204", E.le(total, limit), ka.local_facts(t.ctx) + tuple(dict.fromkeys(facts)),
+                              t.span, msg + f" (live: {names})", (("live", total),), loops=t.ctx.loops,
+                              definite=by_shape))
+    return out
+
+
+def _placement_range(ka: KernelAnalysis, sizes: Sizes) -> list:
+    """A manually placed tensor must lie inside the buffer: partitions [p, p+n) within pmax, bytes
+    [off, off+size) within the per-partition capacity."""
+    k = ka.k
+    target = get_target(k.target)
+    out = []
+    for t in k.tensors:
+        if t.address is None or t.buffer not in ir.ON_CHIP or len(t.address) < 2:
+            continue
+        part, off = t.address[:2]
+        nbytes, facts = sizes.bytes_per_partition(t)
+        cap = target.sbuf_bytes_per_partition if t.buffer == ir.SBUF else target.psum_bytes_per_partition
+        n = t.shape[t.par_dim or 0] if t.shape else E.ONE
+        end = E.add(off, nbytes)
+        goal = E.band(E.ge(part, 0), E.le(E.add(part, n), target.pmax), E.ge(off, 0), E.le(end, cap))
+        msg = (f"'{t.name}' is placed at partitions [{ka.show(part)}, {ka.show(E.add(part, n))}) and bytes "
+               f"[{ka.show(off)}, {ka.show(end)}) of each partition, outside the {target.pmax} partitions x {cap} "
+               f"bytes of {t.buffer.upper()} on {target.name}")
+        out.append(Obligation("NKI204", goal, ka.local_facts(t.ctx) + tuple(facts), t.span, msg,
+                              (("end byte", end), ("end partition", E.add(part, n))), loops=t.ctx.loops))
+    return out

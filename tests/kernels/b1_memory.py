@@ -1,0 +1,44 @@
+"""Beta-1 block dimensions: blocks before par_dim rotate through as few buffers as the compiler finds safe."""
+import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def sixteen_psum_blocks(a, b):
+    # 16 blocks of one bank each: more blocks than banks, but the allocator rotates them.
+    assert a.shape == (128, 128) and b.shape == (128, 8192)
+    out = nl.ndarray((128, 8192), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.load(a)
+    acc = nl.ndarray((16, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+    res = nl.ndarray((16, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+    for j in nl.affine_range(16):
+        b_t = nl.load(b[:, j * 512:(j + 1) * 512])
+        acc[j] = nisa.nc_matmul(a_t, b_t)
+        res[j] = nl.copy(acc[j])
+        nl.store(out[:, j * 512:(j + 1) * 512], value=res[j])
+    return out
+
+
+@nki.jit
+def block_wider_than_a_bank(a, b):
+    # One block of 1024 fp32 per partition is two banks: no rotation makes a matmul result fit.
+    assert a.shape == (128, 128) and b.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.load(a)
+    b_t = nl.load(b)
+    acc = nl.ndarray((2, nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.psum)
+    acc[0, :, 256:768] = nisa.nc_matmul(a_t, b_t)  # expect: NKI203 error
+    nl.store(out, value=nl.copy(acc[0, :, 256:768]))
+    return out
+
+
+@nki.jit
+def one_block_too_big(x):
+    # A single block of 64K fp32 per partition is 256 KiB: more than SBUF holds on any target.
+    assert x.shape == (128, 65536)
+    out = nl.ndarray((128, 65536), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((4, nl.par_dim(128), 65536), dtype=nl.float32, buffer=nl.sbuf)  # expect: NKI204 error
+    t[0] = nl.load(x)
+    nl.store(out, value=t[0])
+    return out

@@ -1,0 +1,281 @@
+"""On-chip memory: PSUM bank alignment and size, manual placements, capacity, in/out parameters."""
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+PSUM_BANK_SIZE = 2048
+
+
+@nki.jit
+def psum_on_bank_three(a, b):
+    # The migration guide's example: a PSUM tensor on bank 3.
+    assert a.shape == (128, 128) and b.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.sbuf)
+    b_t = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a_t, src=a)
+    nisa.dma_copy(dst=b_t, src=b)
+    bank_id = 3
+    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum, address=(0, bank_id * PSUM_BANK_SIZE))
+    nisa.nc_matmul(dst=acc, stationary=a_t, moving=b_t)
+    res = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def psum_misaligned(a, b):
+    assert a.shape == (128, 128) and b.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.sbuf)
+    b_t = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a_t, src=a)
+    nisa.dma_copy(dst=b_t, src=b)
+    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum, address=(0, 1024))  # expect: NKI301 error
+    nisa.nc_matmul(dst=acc, stationary=a_t, moving=b_t)
+    res = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def psum_bank_from_argument(a, bank):
+    # The bank is a kernel argument: aligned for every value, and in range by the assert.
+    assert a.shape == (128, 128) and 0 <= bank < 8
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a_t, src=a)
+    acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum, address=(0, bank * PSUM_BANK_SIZE))
+    nisa.nc_matmul(dst=acc, stationary=a_t, moving=a_t)
+    res = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def psum_half_bank_offset(a, half):
+    assert a.shape == (128, 128) and 0 <= half < 16
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a_t, src=a)
+    acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum, address=(0, half * 1024))  # expect: NKI301 warning
+    nisa.nc_matmul(dst=acc, stationary=a_t, moving=a_t)
+    res = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def matmul_view_across_banks(a, b):
+    # acc spans two banks; a 512-wide fp32 result must start on a bank boundary.
+    assert a.shape == (128, 128) and b.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.sbuf)
+    b_t = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a_t, src=a)
+    nisa.dma_copy(dst=b_t, src=b)
+    acc = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=acc[:, 512:1024], stationary=a_t, moving=b_t)
+    nisa.nc_matmul(dst=acc[:, 256:768], stationary=a_t, moving=b_t)  # expect: NKI203 error
+    res = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=acc[:, 512:1024])
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def matmul_columns_in_a_loop(a, b):
+    # Eight 128-column results in two banks: column block j starts at byte 512*j, never crossing a bank.
+    assert a.shape == (128, 128) and b.shape == (128, 1024)
+    out = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.sbuf)
+    b_t = nl.ndarray((128, 1024), dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a_t, src=a)
+    nisa.dma_copy(dst=b_t, src=b)
+    acc = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.psum)
+    for j in nl.affine_range(8):
+        nisa.nc_matmul(dst=acc[:, j * 128:(j + 1) * 128], stationary=a_t, moving=b_t[:, j * 128:(j + 1) * 128])
+    res = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def matmul_columns_straddle(a, b):
+    # 384-column blocks: the second one covers bytes 1536..3071 and crosses into the next bank.
+    assert a.shape == (128, 128) and b.shape == (128, 768)
+    out = nl.ndarray((128, 768), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.sbuf)
+    b_t = nl.ndarray((128, 768), dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a_t, src=a)
+    nisa.dma_copy(dst=b_t, src=b)
+    acc = nl.ndarray((128, 768), dtype=nl.float32, buffer=nl.psum)
+    for j in nl.affine_range(2):
+        nisa.nc_matmul(dst=acc[:, j * 384:(j + 1) * 384], stationary=a_t,  # expect: NKI203 error
+                       moving=b_t[:, j * 384:(j + 1) * 384])
+    res = nl.ndarray((128, 768), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def placed_tiles_per_block(k, n_tiles):
+    # The migration guide's block-dimension translation: one bf16 tile of n columns per block.
+    P, N = k.shape
+    assert P == 128 and N <= 512 and n_tiles <= 8
+    out = nl.ndarray((P, N), dtype=k.dtype, buffer=nl.shared_hbm)
+    base = 1024
+    tiles = []
+    for i in range(n_tiles):
+        tiles.append(nl.ndarray((P, N), dtype=nl.bfloat16, buffer=nl.sbuf, address=(0, base + i * N * 2)))
+    for i in range(n_tiles):
+        nisa.dma_copy(dst=tiles[i], src=k)
+    for i in range(n_tiles):
+        nisa.dma_copy(dst=out, src=tiles[i])
+    return out
+
+
+@nki.jit
+def placed_tiles_forgot_itemsize(k, n_tiles):
+    # The stride is in elements, not bytes: block i+1 starts in the middle of block i.
+    P, N = k.shape
+    assert P == 128 and N <= 512 and n_tiles <= 8
+    out = nl.ndarray((P, N), dtype=k.dtype, buffer=nl.shared_hbm)
+    tiles = []
+    for i in range(n_tiles):
+        tiles.append(nl.ndarray((P, N), dtype=nl.bfloat16, buffer=nl.sbuf,  # expect: NKI302 warning
+                                address=(0, i * N)))
+    for i in range(n_tiles):
+        nisa.dma_copy(dst=tiles[i], src=k)
+    for i in range(n_tiles):
+        nisa.dma_copy(dst=out, src=tiles[i])
+    return out
+
+
+@nki.jit
+def two_placed_tensors_overlap(x):
+    assert x.shape == (128, 256)
+    out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+    a = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))  # expect: NKI302 error
+    b = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 512))
+    nisa.dma_copy(dst=a, src=x)
+    nisa.activation(dst=b, op=nl.exp, data=a)
+    nisa.tensor_tensor(dst=b, data1=a, data2=b, op=nl.add)
+    nisa.dma_copy(dst=out, src=b)
+    return out
+
+
+@nki.jit
+def placed_on_other_partitions(x):
+    # Same bytes, disjoint partitions: no overlap.
+    assert x.shape == (64, 256)
+    out = nl.ndarray((64, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+    a = nl.ndarray((64, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))
+    b = nl.ndarray((64, 256), dtype=nl.float32, buffer=nl.sbuf, address=(64, 0))
+    nisa.dma_copy(dst=a, src=x)
+    nisa.activation(dst=b, op=nl.exp, data=a)
+    nisa.tensor_tensor(dst=b, data1=a, data2=b, op=nl.add)
+    nisa.dma_copy(dst=out, src=b)
+    return out
+
+
+@nki.jit
+def too_much_sbuf(x):
+    assert x.shape == (128, 32768)
+    out = nl.ndarray((128, 32768), dtype=nl.float32, buffer=nl.shared_hbm)
+    a = nl.ndarray((128, 32768), dtype=nl.float32, buffer=nl.sbuf)
+    b = nl.ndarray((128, 32768), dtype=nl.float32, buffer=nl.sbuf)  # expect: NKI204 error
+    nisa.dma_copy(dst=a, src=x)
+    nisa.activation(dst=b, op=nl.exp, data=a)
+    nisa.dma_copy(dst=out, src=b)
+    return out
+
+
+@nki.jit
+def sbuf_reused_in_sequence(x):
+    # 128 KiB each, but a is dead before b is allocated: fits 224 KiB.
+    assert x.shape == (128, 32768)
+    out = nl.ndarray((128, 32768), dtype=nl.float32, buffer=nl.shared_hbm)
+    a = nl.ndarray((128, 32768), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a, src=x)
+    nisa.dma_copy(dst=out, src=a)
+    b = nl.ndarray((128, 32768), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=b, src=x)
+    nisa.dma_copy(dst=out, src=b)
+    return out
+
+
+@nki.jit
+def tile_per_iteration(x):
+    # A tile allocated inside the loop body is one buffer per iteration, not one per trip.
+    P, F = x.shape
+    assert P == 128 and F % 512 == 0
+    out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    for j in nl.affine_range(F // 512):
+        t = nl.ndarray((P, 512), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[:, j * 512:(j + 1) * 512])
+        nisa.dma_copy(dst=out[:, j * 512:(j + 1) * 512], src=t)
+    return out
+
+
+@nki.jit
+def too_many_psum_banks(a):
+    assert a.shape == (128, 128)
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a_t, src=a)
+    accs = []
+    for i in range(9):
+        acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)  # expect: NKI204 error
+        nisa.nc_matmul(dst=acc, stationary=a_t, moving=a_t)
+        accs.append(acc)
+    res = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    for i in range(9):
+        nisa.tensor_tensor(dst=res, data1=res, data2=accs[i], op=nl.add)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def scale_in_place(x):
+    assert x.shape == (128, 512)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.activation(dst=t, op=nl.exp, data=t)
+    nisa.dma_copy(dst=x, src=t)  # expect: NKI304 error
+    return x
+
+
+@nki.jit
+def write_output_argument(x, out):
+    # Beta-1 style: the output is passed in and only written.
+    assert x.shape == (128, 512) and out.shape == (128, 512)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+
+
+@nki.jit
+def placed_past_the_end(x):
+    assert x.shape == (128, 1024)
+    out = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.sbuf, address=(0, 229376 - 2048))  # expect: NKI204 error
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def placed_on_upper_partitions(x):
+    assert x.shape == (96, 512)
+    out = nl.ndarray((96, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((96, 512), dtype=nl.float32, buffer=nl.sbuf, address=(64, 0))  # expect: NKI204 error
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
