@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from compiler import frontend, ir
 from compiler.frontend import SourceSet
 
-from . import rules
+from . import rules, suppressions
 from .analysis.bounds import check_obligations, subscript_obligations
 from .analysis.dependencies import dependency_obligations
 from .analysis.memory import memory_obligations
@@ -81,10 +81,26 @@ def analyze_source(text: str, path: str, options: Options | None = None) -> Veri
             diags.extend(_analyse_kernel(kernel, options, result))
         except Exception as exc:  # noqa: BLE001
             diags.append(_internal(path, exc, kernel))
-    result.diagnostics = _dedupe(diags)
+    result.diagnostics = _finish(_dedupe(diags), text, path, options, sources)
     result.read_paths = fr.read_paths
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def _finish(diags: list, text: str, path: str, options: Options, sources: SourceSet) -> list:
+    """Severity overrides, inline suppressions (and NKI903 for unused ones), then select/ignore."""
+    if options.severity:
+        diags = [dataclasses.replace(d, severity=options.severity[d.code]) if d.code in options.severity else d
+                 for d in diags]
+    if options.suppressions:
+        texts = {path: text}
+        for d in diags:
+            p = d.location.path
+            if p not in texts:
+                texts[p] = sources.read(p)
+        understood = not any(d.code in ("NKI902", "NKI999") and d.location.path == path for d in diags)
+        diags = suppressions.apply(diags, texts, path, rules.codes(), options.reports, understood)
+    return sorted((d for d in diags if options.reports(d.code)), key=lambda d: d.sort_key())
 
 
 def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult) -> list:

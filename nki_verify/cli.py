@@ -17,6 +17,7 @@ from compiler.spec.targets import ALIASES, TARGETS
 
 from . import rules
 from .api import analyze_source
+from .config import Config, ConfigError, find_config, load_config
 from .diagnostics import ERROR
 from .options import Options
 from .report import json_report
@@ -62,9 +63,19 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--grid", action="append", default=[], metavar="[KERNEL=]DxD",
                    help="fix the launch grid, e.g. --grid tensor_add=2x2")
     p.add_argument("--kernel", action="append", default=[], metavar="NAME", help="only analyse this kernel")
-    p.add_argument("--solver-timeout", type=int, default=1000, metavar="MS",
+    p.add_argument("--solver-timeout", type=int, default=None, metavar="MS",
                    help="wall-clock limit per solver query in milliseconds (default 1000); each query also has "
                         "a deterministic resource limit")
+    p.add_argument("--select", action="append", default=[], metavar="CODES",
+                   help="report only these codes or prefixes, comma-separated (e.g. NKI1,NKI401)")
+    p.add_argument("--extend-select", action="append", default=[], metavar="CODES",
+                   help="add codes or prefixes to the selection")
+    p.add_argument("--ignore", action="append", default=[], metavar="CODES",
+                   help="never report these codes or prefixes")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="use this configuration file instead of the nearest pyproject.toml [tool.nki-verify] "
+                        "or nki-verify.toml")
+    p.add_argument("--isolated", action="store_true", help="ignore configuration files")
 
 
 def parse_shapes(specs: Sequence[str]) -> dict:
@@ -111,13 +122,73 @@ def collect_files(paths: Sequence[str]) -> list:
     return out
 
 
+def _code_list(values: Sequence[str], flag: str) -> tuple:
+    out = []
+    known = rules.codes()
+    for v in values:
+        for c in v.split(","):
+            c = c.strip().upper()
+            if not c:
+                continue
+            if c == "ALL":
+                c = "NKI"
+            if not c.startswith("NKI") or not any(k.startswith(c) for k in known):
+                raise UsageError(f"{flag} {c!r}: not a rule code or prefix (see `nki-verify rule`)")
+            out.append(c)
+    return tuple(out)
+
+
 def _options(args: argparse.Namespace) -> Options:
     grids = parse_grids(args.grid)
     shapes = parse_shapes(args.shape)
     if "*" in grids:
         grids = {**{k: grids["*"] for k in shapes if k != "*"}, **grids}
+    explicit = set()
+    if args.target is not None:
+        explicit.add("target")
+    if args.shape:
+        explicit.add("shapes")
+    if args.grid:
+        explicit.add("grids")
+    if args.solver_timeout is not None:
+        explicit.add("solver_timeout_ms")
+    select = _code_list(args.select, "--select") if args.select else None
+    if select is not None:
+        explicit.add("select")
     return Options(target=args.target or "trn2", target_explicit=args.target is not None, shapes=shapes, grids=grids,
-                   kernels=tuple(args.kernel) if args.kernel else None, solver_timeout_ms=args.solver_timeout)
+                   kernels=tuple(args.kernel) if args.kernel else None,
+                   solver_timeout_ms=args.solver_timeout if args.solver_timeout is not None else 1000,
+                   select=select, extend_select=_code_list(args.extend_select, "--extend-select"),
+                   ignore=_code_list(args.ignore, "--ignore"), explicit=frozenset(explicit))
+
+
+class Configs:
+    """The configuration of each file: --config, else the nearest config file (cached per directory)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.isolated = getattr(args, "isolated", False)
+        self.fixed = None
+        self.by_dir: dict = {}
+        if getattr(args, "config", None):
+            try:
+                self.fixed = load_config(args.config)
+            except ConfigError as exc:
+                raise UsageError(str(exc)) from None
+
+    def for_path(self, path: str) -> Config:
+        if self.isolated:
+            return Config()
+        if self.fixed is not None:
+            return self.fixed
+        d = os.path.dirname(os.path.abspath(path))
+        c = self.by_dir.get(d)
+        if c is None:
+            try:
+                c = find_config(d)
+            except ConfigError as exc:
+                raise UsageError(str(exc)) from None
+            self.by_dir[d] = c
+        return c
 
 
 def read_source(path: str) -> str:
@@ -132,13 +203,15 @@ def read_source(path: str) -> str:
 
 def cmd_check(args: argparse.Namespace) -> int:
     options = _options(args)
-    files = collect_files(args.paths)
+    configs = Configs(args)
+    files = [f for f in collect_files(args.paths)
+             if f in args.paths or not configs.for_path(f).is_excluded(f)]
     t0 = time.perf_counter()
     diags: list = []
     n_kernels = 0
     for path in files:
         text = read_source(path)
-        res = analyze_source(text, os.path.abspath(path), options)
+        res = analyze_source(text, os.path.abspath(path), configs.for_path(path).options(options, path))
         n_kernels += len({k.name for k in res.kernels})
         diags.extend(res.diagnostics)
     seconds = time.perf_counter() - t0
@@ -157,8 +230,9 @@ def cmd_ir(args: argparse.Namespace) -> int:
     from compiler import ir
 
     options = _options(args)
+    configs = Configs(args)
     for path in collect_files(args.paths):
-        res = analyze_source(read_source(path), os.path.abspath(path), options)
+        res = analyze_source(read_source(path), os.path.abspath(path), configs.for_path(path).options(options, path))
         for k in res.ir:
             sys.stdout.write(ir.format_kernel(k) + "\n\n")
         for d in res.diagnostics:

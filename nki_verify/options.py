@@ -22,9 +22,25 @@ class Options:
     # open editor buffers (absolute path -> text) read instead of the disk for imported modules
     overlays: Mapping[str, str] = field(default_factory=dict)
     reader: Callable[[str], str | None] | None = None
+    # which findings are reported: codes or prefixes ("NKI4"); select None means all
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: Mapping[str, str] = field(default_factory=dict)  # code -> "error" | "warning"
+    suppressions: bool = True  # honour `# nki-verify: ignore[...]` comments (and report unused ones)
+    # option names the user set explicitly (CLI flags): a configuration file does not override them
+    explicit: frozenset = frozenset()
+
+    def reports(self, code: str) -> bool:
+        """Is `code` selected?  The longest matching prefix of select/ignore decides, as in ruff."""
+        chosen = list(self.select if self.select is not None else ("NKI",)) + list(self.extend_select)
+        best_sel = max((len(p) for p in chosen if code.startswith(p)), default=-1)
+        best_ign = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
+        return best_sel >= 0 and best_sel > best_ign
 
     def cache_key(self) -> tuple:
         shapes = tuple(sorted((k, tuple(sorted(v.items()))) for k, v in self.shapes.items()))
         grids = tuple(sorted(self.grids.items()))
         return (self.target, shapes, grids, self.kernels, self.solver_timeout_ms, self.nki_version,
-                self.unroll_limit)
+                self.unroll_limit, self.select, self.extend_select, self.ignore,
+                tuple(sorted(self.severity.items())), self.suppressions)

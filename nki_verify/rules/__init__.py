@@ -28,6 +28,7 @@ from . import (
     nki606_isa_call_without_dst,
     nki901_undecided,
     nki902_not_understood,
+    nki903_unused_suppression,
     nki999_unparsable_file,
 )
 from .base import DOCS_URL, Rule
@@ -58,6 +59,7 @@ RULES: dict[str, Rule] = {m.RULE.code: m.RULE for m in (
     nki606_isa_call_without_dst,
     nki901_undecided,
     nki902_not_understood,
+    nki903_unused_suppression,
     nki999_unparsable_file,
 )}
 
@@ -66,12 +68,16 @@ def get(code: str) -> Rule:
     return RULES[code]
 
 
+def codes() -> tuple[str, ...]:
+    return tuple(sorted(RULES))
+
+
 def default_severity(code: str) -> str:
     r = RULES.get(code)
     return r.severity if r is not None else "warning"
 
 
-__all__ = ["DOCS_URL", "RULES", "Rule", "catalog_markdown", "default_severity", "get"]
+__all__ = ["DOCS_URL", "RULES", "Rule", "catalog_markdown", "codes", "default_severity", "get"]
 
 
 def catalog_markdown() -> str:
