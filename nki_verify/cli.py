@@ -23,7 +23,9 @@ from .options import Options
 from .report import json_report
 from .report.text import SourceCache, format_diagnostic, summary, use_color
 
-COMMANDS = ("check", "ir", "rule")
+COMMANDS = ("check", "ir", "rule", "lsp", "run")
+# subcommands that live in other packages (lazy imports: the verifier never needs them)
+DELEGATED = {"lsp": ("lsp.__main__", "main"), "run": ("device.cli", "main")}
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".tox", ".mypy_cache",
              ".pytest_cache", "build", "dist", ".nki_verify_cache"}
 SHAPE_RE = re.compile(r"^(?:(?P<kernel>[A-Za-z_*][\w*]*)\.)?(?P<param>[A-Za-z_]\w*)=(?P<dims>\d+(?:x\d+)*)"
@@ -52,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     irp.add_argument("paths", nargs="+")
     rule = sub.add_parser("rule", help="print the documentation of a rule")
     rule.add_argument("code", nargs="?", help="e.g. NKI101 (omit to list all rules)")
+    # listed for --help; their own parsers live in lsp/ and device/
+    sub.add_parser("lsp", help="start the language server (stdio; see `nki-verify lsp --help`)", add_help=False)
+    sub.add_parser("run", help="EXECUTE a kernel on the numpy reference device: the only command that runs "
+                   "your code (see `nki-verify run --help`)", add_help=False)
     return p
 
 
@@ -262,6 +268,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import __version__
         sys.stdout.write(f"nki-verify {__version__}\n")
         return 0
+    if argv and argv[0] in DELEGATED:
+        import importlib
+
+        module, func = DELEGATED[argv[0]]
+        try:
+            entry = getattr(importlib.import_module(module), func)
+        except ImportError as exc:
+            sys.stderr.write(f"nki-verify: error: `{argv[0]}` is not available ({exc})\n")
+            return 2
+        return int(entry(argv[1:]) or 0)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
