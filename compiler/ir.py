@@ -144,7 +144,8 @@ class Subscript:
     ctx: Ctx
     iotas: tuple[Iota, ...] = ()
     mask: E.BExpr = E.TRUE
-    what: str = "index"  # index | slice | select | ds
+    what: str = "index"  # index | slice | select | ds | dynamic | ap
+    pattern: "Pattern | None" = None  # what an `.ap(...)` view addresses (what == "ap")
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +161,20 @@ class Access:
     # coordinate consts[k] + sum(rows[j][k] * i[j]) of the frame.  Comparing coordinates avoids the
     # non-linear products of the flattened address.
     coords: tuple | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """An `.ap(pattern=[[step, count], ...], offset=, scalar_offset=, vector_offset=)` view, in elements of the
+    view's dtype: element (i_0, ..., i_k) is at storage[offset + sum(step_j * i_j)] (the first step is
+    ignored with a vector offset, whose row index is part of `offset`)."""
+
+    access: Access
+    numel: E.Expr  # elements of the underlying storage
+    partitions: E.Expr | None  # on-chip: the storage's partition count (the first pair walks partitions)
+    row: E.Expr | None  # on-chip: elements per partition
+    vector: bool = False
+    first_step: E.Expr | None = None  # the step written in the first pair (checked against `row` on chip)
 
 
 @dataclass(frozen=True, slots=True)

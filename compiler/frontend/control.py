@@ -569,6 +569,7 @@ class ControlMixin:
                            span=span, parent=parent, dialect=dialect or kb.dialect, iter_func=iter_func,
                            iter_text=iter_text, body=body)
         kb.loop_stack.append(loop.id)
+        self.snapshot_contents(loop.id)
         facts = [E.ge(var, start), E.lt(var, stop)]
         if not (isinstance(step, int) and step == 1):
             facts.append(E.eq(E.mod(E.sub(var, start), step), 0))
@@ -578,6 +579,7 @@ class ControlMixin:
     def close_loop(self, loop: ir.Loop) -> None:
         self.kb.loop_stack.pop()
         self.loop_facts.pop()
+        self.rebound_runtime_values(loop.id)
 
     def _finish_loop(self, var: E.Sym, start: Any, step: Any, trip: Any, names: set, env0: dict,
                      extra: dict | None = None) -> None:

@@ -19,6 +19,7 @@ from . import values as V
 from .builder import KernelBuilder
 from .builtins import BUILTINS, BuiltinsMixin
 from .calls import CallsMixin
+from .contents import ContentsMixin
 from .control import ControlMixin, NoFallthrough, ReturnSignal
 from .hostlib import HostMixin
 from .modules import ModuleIndex, ParsedModule
@@ -66,7 +67,8 @@ class Options:
         self.nki_version = nki_version
 
 
-class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, TensorMixin, HostMixin):
+class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, TensorMixin, HostMixin,
+                  ContentsMixin):
     def __init__(self, index: ModuleIndex, options: Options, oracle: Any, uids: itertools.count | None = None) -> None:
         self.index = index
         self.options = options

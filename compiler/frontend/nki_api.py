@@ -235,9 +235,19 @@ class NkiMixin:
         raise V.NotUnderstood("num_programs() of axes that are not known", node)
 
     def _program_ndim(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
-        if self.kb is not None and self.kb.grid is not None:
-            return len(self.kb.grid)
-        return self.fresh_int("program_ndim()", "unknown", 0, 4)
+        kb = self.kb
+        if kb is None:
+            return self.fresh_int("program_ndim()", "unknown", 0, 4)
+        if kb.grid is not None:
+            return len(kb.grid)
+        for info in kb.symbols:
+            if info.label == "program_ndim()":
+                return info.sym
+        # a launch parameter like the grid: 0 when launched without a grid (then one program), else the
+        # grid's rank (Beta 2: kernel[n] has rank 1)
+        ndim = kb.new_sym("program_ndim()", "grid", 0, 2 if kb.dialect == ir.B2 else 4)
+        kb.assume(E.bor(E.ne(ndim, 0), E.eq(self.grid_size(0), 1)), self.span(node), "launch")
+        return ndim
 
     # ------------------------------------------------------------------ index helpers
     def _arange(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
@@ -354,9 +364,16 @@ class NkiMixin:
     def _register_alloc(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
         x = args[0] if args else kwargs.get("x")
         known = self.as_int(x) if x is not None and not isinstance(x, V.TensorVal) else None
-        return V.Register(self.fresh_int(f"register@{getattr(node, 'lineno', 0)}", "register"), known)
+        name = self._alloc_name(node)
+        if name.startswith("tensor@"):
+            name = f"register@{getattr(node, 'lineno', 0)}"
+        return V.Register(self.fresh_int(name, "register"), known)
 
     def _register_move(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        dst = args[0] if args else kwargs.get("dst")
+        src = args[1] if len(args) > 1 else kwargs.get("src", kwargs.get("imm"))
+        if self.kb is not None:
+            self._track_register("isa.register_move", {"dst": dst, "src": src})
         return None
 
     def _fori_loop(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
@@ -531,6 +548,7 @@ class NkiMixin:
         self.flush_checks(deferred, mask, node)
         kb.add_instr(op=ins.qualname, dialect=kb.dialect, operands=tuple(operands), attrs=tuple(attrs),
                      span=self.span(node), ctx=self.ctx(), mask=mask, iotas=tuple(dict.fromkeys(iotas)))
+        self.track_contents(ins, bound, result)
         if result is not None:
             return result
         return V.Unknown(f"instruction handle of nki.{ins.qualname}")

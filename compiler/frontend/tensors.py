@@ -260,7 +260,7 @@ class TensorMixin:
                     coords = _coords_index(coords, axis, start)
             elif isinstance(k, tuple) and len(k) == 3 and k[0] == "ds_dynamic":
                 trivial = False
-                dyn = self.fresh_int(f"<runtime offset at line {getattr(node, 'lineno', 0)}>", "register")
+                dyn = self.runtime_value(k[1], self.runtime_label(k[1], node))
                 items.append(ir.IdxSlice(E.lift(dyn), E.add(dyn, k[2]), E.ONE, span))
                 dynamic = True
                 shape.append(k[2])
@@ -269,8 +269,7 @@ class TensorMixin:
                 coords = None
             elif isinstance(k, (V.TensorVal, V.Register)):
                 trivial = False
-                dyn = k.sym if isinstance(k, V.Register) else self.fresh_int(
-                    f"<value of {k.tensor.name}>", "register")
+                dyn = self.runtime_value(k, self.runtime_label(k, node))
                 items.append(ir.IdxInt(E.lift(dyn), span))
                 dynamic = True
                 offset = E.add(offset, E.mul(stride, dyn))
@@ -574,6 +573,8 @@ def _shape_str(s: Any) -> str:
 
 
 def t_ap(it: Any, args: list, kw: dict, node: Any) -> Any:
+    """`.ap(pattern, offset=None, scalar_offset=None, vector_offset=None, indirect_dim=0, dtype=None)`: the
+    pattern addresses the underlying storage; `offset` is added to the view's own (API docstring)."""
     tv: V.TensorVal = args[0]
     names = ["pattern", "offset", "scalar_offset", "vector_offset", "indirect_dim", "dtype"]
     bound = dict(zip(names, args[1:]))
@@ -583,26 +584,57 @@ def t_ap(it: Any, args: list, kw: dict, node: Any) -> Any:
     for p in pattern:
         step, num = it.iterate_known(p, node, 2)
         pairs.append((it.as_int(step, "an access-pattern step"), it.as_int(num, "an access-pattern count")))
+    dt = bound.get("dtype")
+    view_dtype = it.api_dtype(dt) if dt is not None else tv.view.dtype
+    num, den = _dtype_ratio(tv.tensor.dtype, view_dtype)  # storage elements -> view elements
+
+    def units(e: E.IntLike) -> E.Expr:
+        return E.floordiv(E.mul(e, num), den) if den != 1 else E.mul(e, num)
+
     offset = bound.get("offset")
-    base = E.lift(tv.view.offset) if offset is None else E.add(tv.view.offset, it.as_int(offset))
+    base = units(tv.view.offset)
+    if offset is not None:
+        base = E.add(base, it.as_int(offset, "an access-pattern offset"))
     dynamic = tv.view.dynamic
     so, vo = bound.get("scalar_offset"), bound.get("vector_offset")
     indirect_dim = bound.get("indirect_dim", 0) or 0
+    strides = [s for s, _ in pairs]
+    first_step = E.lift(strides[0]) if strides else None
     if so is not None or vo is not None:
         dynamic = True
-        dyn = so.sym if isinstance(so, V.Register) else it.fresh_int("<runtime access-pattern offset>", "register")
+        src = vo if vo is not None else so
+        dyn = it.runtime_value(src, it.runtime_label(src, node))
         if isinstance(indirect_dim, int):
-            mult = it.free_size((1,) + tuple(tv.tensor.shape[indirect_dim + 1:])) if indirect_dim + 1 <= len(
-                tv.tensor.shape) else 1
-            base = E.add(base, E.mul(dyn, mult))
-    dt = bound.get("dtype")
-    view_dtype = it.api_dtype(dt) if dt is not None else tv.view.dtype
-    nv = V.View(tuple(n for _, n in pairs), E.lower(base), tuple(s for s, _ in pairs), tv.view.iotas, view_dtype,
-                dynamic)
+            shape = tuple(tv.tensor.shape)
+            mult = it.free_size((1,) + shape[indirect_dim + 1:]) if indirect_dim + 1 <= len(shape) else 1
+            base = E.add(base, E.mul(dyn, units(mult)))
+        if vo is not None and strides:
+            strides[0] = 0  # the row comes from the index vector; the written step is ignored
+    nv = V.View(tuple(n for _, n in pairs), E.lower(base), tuple(strides), tv.view.iotas, view_dtype, dynamic)
     if it.kb is not None:
-        it.kb.add_subscript(tensor=tv.tensor.id, shape=tuple(E.lift(d) for d in tv.tensor.shape), items=(),
-                            span=it.span(node), ctx=it.ctx(), what="ap")
+        t = tv.tensor
+        numel = units(it.free_size((1,) + tuple(t.shape)))
+        on_chip = t.buffer in ir.ON_CHIP and len(t.shape) >= 1
+        acc = ir.Access(E.lift(base), tuple((E.lift(s), E.lift(n)) for s, (_, n) in zip(strides, pairs)),
+                        tuple(tv.view.iotas), dynamic)
+        pat = ir.Pattern(acc, E.lift(numel), E.lift(t.shape[0]) if on_chip else None,
+                         units(it.free_size((1,) + tuple(t.shape[1:]))) if on_chip else None,
+                         vo is not None, first_step)
+        it.kb.add_subscript(tensor=t.id, shape=tuple(E.lift(d) for d in t.shape), items=(),
+                            span=it.span(node), ctx=it.ctx(), what="ap", iotas=tuple(tv.view.iotas), pattern=pat)
     return V.TensorVal(tv.tensor, tv.instance, nv, tv.checks)
+
+
+def _dtype_ratio(storage: str | None, view: str | None) -> tuple:
+    """(num, den): one storage element is num/den view elements (bf16 over fp32: 2/1)."""
+    from ..spec import dtypes as D
+
+    if not storage or not view or storage == view or storage.startswith("?") or view.startswith("?"):
+        return 1, 1
+    if storage not in D.DTYPES or view not in D.DTYPES:
+        return 1, 1
+    a, b = D.size_bytes(storage), D.size_bytes(view)
+    return (a // b, 1) if a >= b else (1, b // a)
 
 
 def t_slice(it: Any, args: list, kw: dict, node: Any) -> Any:

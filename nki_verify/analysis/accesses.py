@@ -86,6 +86,7 @@ def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, i
             moves = stride != E.ZERO or (rows is not None and any(r != E.ZERO for r in rows[n]))
             if not moves:
                 xs.append(None)
+                facts.append(E.ge(E.substitute(count, mapping), 1))  # an empty view touches nothing
                 continue
             x = fresh(f"e{n}{tag}", "index")
             xs.append(x)

@@ -1,33 +1,158 @@
-"""NKI101: every index and slice a kernel evaluates stays inside its tensor, for every admissible input."""
+"""NKI101: every index and slice a kernel evaluates stays inside its tensor, for every admissible input.
+NKI102: accesses whose address involves a runtime value (a register, an SBUF-held index, `nl.ds(reg, n)`)
+and `.ap(...)` access patterns, proven in bounds for every element of the pattern.
+
+A runtime value is bounded by what the kernel wrote into it (compiler/frontend/contents.py); when nothing
+bounds it the finding is a warning that names the value.  Accesses of instructions with
+`oob_mode=nisa.oob_mode.skip` are not checked for their runtime part: the hardware skips what falls outside.
+"""
 
 from __future__ import annotations
 
 from compiler import expr as E
 from compiler import ir
 
+from ..diagnostics import WARNING
+from .accesses import fresh
 from .engine import KernelAnalysis, Obligation
 
-SKIP_ROLES = frozenset({"register"})  # runtime offsets are NKI102's business
+RUNTIME_ROLES = frozenset({"register"})  # values read at run time
 
 
-def _runtime(ka: KernelAnalysis, e: E.Expr) -> bool:
-    return any(ka.info.get(s) is not None and ka.info[s].role in SKIP_ROLES for s in E.free_syms(e))
+def _runtime_syms(ka: KernelAnalysis, e: object) -> list:
+    return [s for s in E.free_syms(e) if ka.info.get(s) is not None and ka.info[s].role in RUNTIME_ROLES]
+
+
+def _unbounded(ka: KernelAnalysis, syms: list) -> list:
+    return [s for s in syms if ka.info[s].lo is None or ka.info[s].hi is None]
+
+
+def _oob_skipped(k: ir.Kernel) -> set:
+    """(tensor, span) of the operands of instructions that skip out-of-bounds elements."""
+    out = set()
+    for ins in k.instrs:
+        if any(name == "oob_mode" and v == "skip" for name, v in ins.attrs):
+            out.update((op.tensor, op.span) for op in ins.operands)
+    return out
 
 
 def subscript_obligations(ka: KernelAnalysis) -> list:
     out = []
     k = ka.k
+    skipped = _oob_skipped(k)
     for sub in k.subscripts:
-        if sub.what == "ap":
-            continue
         t = k.tensors[sub.tensor]
         facts = ka.local_facts(sub.ctx, sub.iotas, sub.mask)
+        if sub.what == "ap":
+            if sub.pattern is not None:
+                out.extend(_pattern(ka, t, sub, facts, (sub.tensor, sub.span) in skipped))
+            continue
         for axis, item in enumerate(sub.items):
             if axis >= len(sub.shape):
                 break
             dim = sub.shape[axis]
             span = item.span or sub.span
-            out.extend(_item(ka, t, axis, dim, item, facts, span, sub))
+            obs = _item(ka, t, axis, dim, item, facts, span, sub)
+            out.extend(_as_runtime(ka, ob, (sub.tensor, sub.span) in skipped) for ob in obs)
+    return [ob for ob in out if ob is not None]
+
+
+def _as_runtime(ka: KernelAnalysis, ob: Obligation, skipped: bool) -> Obligation | None:
+    """An index that involves a runtime value is NKI102: skipped under oob_mode.skip, a warning naming the
+    value when nothing the kernel wrote bounds it."""
+    syms = _runtime_syms(ka, ob.goal)
+    if not syms:
+        return ob
+    if skipped:
+        return None
+    ob.code = "NKI102"
+    free = _unbounded(ka, syms)
+    if free and _grows_past(ka, ob.goal, free):
+        # the unbounded runtime value alone breaks the bound: no need to ask the solver for a model
+        ob.goal, ob.quantities, ob.show = E.FALSE, (), ()
+    if free:
+        names = ", ".join(sorted(ka.names(s) for s in free))
+        sides = {("above" if ka.info[s].hi is None else "") + ("below" if ka.info[s].lo is None else "")
+                 for s in free}
+        what = "nothing the kernel writes into it bounds" if sides == {"abovebelow"} else \
+            f"what the kernel writes into it has no bound {'above' if sides == {'above'} else 'below'}"
+        ob.message += (f"; it depends on the runtime value {names}, and {what} (fill it with memset/iota/"
+                       f"register_move, clamp it with nisa.tensor_scalar(..., op0=nl.minimum), or use "
+                       f"oob_mode=nisa.oob_mode.skip)")
+        ob.floor = WARNING
+    return ob
+
+
+def _grows_past(ka: KernelAnalysis, goal: E.BExpr, free: list) -> bool:
+    """`e <= 0` where raising (lowering) a runtime value unbounded above (below) provably raises e."""
+    if not (isinstance(goal, E.Cmp) and goal.op == E.LE):
+        return False
+    ranges = dict(ka.ranges)
+    for s in free:
+        step = E.sub(E.substitute(goal.e, {s: E.add(s, 1)}), goal.e)
+        iv = E.interval(step, ranges)
+        if ka.info[s].hi is None and iv.lo is not None and iv.lo >= 1:
+            return True
+        if ka.info[s].lo is None and iv.hi is not None and iv.hi <= -1:
+            return True
+    return False
+
+
+def _pattern(ka: KernelAnalysis, t: ir.Tensor, sub: ir.Subscript, facts: tuple, skipped: bool) -> list:
+    """Every element of an `.ap` pattern lies inside the storage (on chip: inside its partition row)."""
+    pat = sub.pattern
+    acc = pat.access
+    idx = []
+    local = list(facts)
+    for n, (_, count) in enumerate(acc.dims):
+        s = fresh(f"ap[{n}]", "copy")
+        ka.info[s] = ir.SymInfo(s, "iota", f"pattern index {n}", E.ZERO, count)
+        ka.ranges[s] = E.Interval(0, None)
+        idx.append(s)
+        local += [E.ge(s, 0), E.lt(s, count)]
+    terms = [E.mul(stride, i) for (stride, _), i in zip(acc.dims, idx)]
+    addr = E.add(acc.offset, *terms) if terms else acc.offset
+    where = f"'{t.name}'"
+    loops = sub.ctx.loops
+    q = (("element", addr),)
+    obs = []
+    if pat.row is not None and pat.partitions is not None and not pat.vector and idx:
+        row = pat.row
+        if pat.first_step is not None:
+            obs.append(Obligation("NKI102", E.bor(E.eq(pat.first_step, row), E.eq(acc.dims[0][1], 1)), tuple(facts),
+                                  sub.span, f"the first pair of this pattern walks the partitions of {where}: its "
+                                  f"step must be the {ka.show(row)} elements of a partition, not "
+                                  f"{ka.show(pat.first_step)}", loops=loops))
+        part = E.add(E.floordiv(acc.offset, row), idx[0])
+        free = E.add(E.mod(acc.offset, row), *terms[1:]) if len(terms) > 1 else E.mod(acc.offset, row)
+        qp = (("partition", part), ("size", pat.partitions))
+        qf = (("offset in partition", free), ("row", row))
+        obs += [
+            Obligation("NKI102", E.ge(part, 0), tuple(local), sub.span,
+                       f"this access pattern starts before partition 0 of {where}", qp, loops=loops, show=tuple(idx)),
+            Obligation("NKI102", E.lt(part, pat.partitions), tuple(local), sub.span,
+                       f"this access pattern walks past the last partition of {where} (size "
+                       f"{ka.show(pat.partitions)})", qp, loops=loops, show=tuple(idx)),
+            Obligation("NKI102", E.ge(free, 0), tuple(local), sub.span,
+                       f"this access pattern reaches before the start of a partition row of {where}", qf,
+                       loops=loops, show=tuple(idx)),
+            Obligation("NKI102", E.lt(free, row), tuple(local), sub.span,
+                       f"this access pattern runs past the end of a partition row of {where} "
+                       f"({ka.show(row)} elements)", qf, loops=loops, show=tuple(idx)),
+        ]
+    else:
+        obs += [
+            Obligation("NKI102", E.ge(addr, 0), tuple(local), sub.span,
+                       f"this access pattern reaches before the start of {where}", q, loops=loops, show=tuple(idx)),
+            Obligation("NKI102", E.lt(addr, pat.numel), tuple(local), sub.span,
+                       f"this access pattern runs past the end of {where} ({ka.show(pat.numel)} elements)",
+                       q + (("size", pat.numel),), loops=loops, show=tuple(idx)),
+        ]
+    out = []
+    for ob in obs:
+        if _runtime_syms(ka, ob.goal) and skipped:
+            continue
+        out.append(_as_runtime(ka, ob, False))
     return out
 
 
@@ -39,8 +164,6 @@ def _item(ka: KernelAnalysis, t: ir.Tensor, axis: int, dim: E.Expr, item: ir.Axi
     loops = sub.ctx.loops
     if isinstance(item, (ir.IdxInt, ir.IdxGrid)):
         v = item.value
-        if _runtime(ka, v):
-            return []
         kind = "index" if isinstance(item, ir.IdxInt) else "index expression"
         q = (("index", v), ("size", dim))
         return [
@@ -49,8 +172,6 @@ def _item(ka: KernelAnalysis, t: ir.Tensor, axis: int, dim: E.Expr, item: ir.Axi
                        loops=loops),
         ]
     start, stop = item.start, item.stop
-    if _runtime(ka, start) or _runtime(ka, stop):
-        return []
     q = (("start", start), ("end", stop), ("size", dim))
     out = [Obligation("NKI101", E.ge(start, 0), facts, span, f"slice start {show(start)} is negative on {where}", q,
                       loops=loops)]

@@ -282,8 +282,15 @@ class KernelAnalysis:
         if _simple(ob.goal) and not any(isinstance(s, E.Sym) and self.info.get(s) and self.info[s].role in EXEC_ROLES
                                         for s in E.free_syms(ob.goal)):
             cands.append(ob.goal)
-        solved = _solved_bounds(ob.goal, lambda s: self.info.get(s) is not None
-                                and self.info[s].role in ("shape", "scalar"))
+        is_input = lambda s: self.info.get(s) is not None and self.info[s].role in ("shape", "scalar")  # noqa: E731
+        solved = _solved_bounds(ob.goal, is_input)
+        # with each loop/pattern index at its worst end, a bound on the input that sets the range
+        pinned = {x: E.Const(r.lo) for x in E.free_syms(ob.goal) if (r := self.ranges.get(x)) is not None
+                  and r.lo is not None and r.lo == r.hi}  # dimensions the kernel's asserts fix
+        goal = E.substitute(ob.goal, pinned) if pinned else ob.goal
+        worst = _at_worst(goal, self._bounds(set(E.free_syms(goal)), local))
+        if worst is not None:
+            solved += [c for c in _solved_bounds(worst, is_input) if c not in solved]
         if solved:
             cands.append(E.band(*solved))
         cands.extend(solved)
@@ -357,6 +364,28 @@ def _nonpos(e: E.Expr, ranges: dict, bounds: dict, depth: int) -> bool:
         if _nonpos(E.substitute(e, {atom: repl}), ranges, bounds, depth + 1):
             return True
     return False
+
+
+def _at_worst(goal: E.BExpr, bounds: dict) -> E.BExpr | None:
+    """`goal` with each bounded execution symbol replaced by the end of its range that makes each
+    `e <= 0` conjunct hardest (its upper end where its coefficient is positive)."""
+    parts = []
+    changed = False
+    for g in goal.args if isinstance(goal, E.BAnd) else (goal,):
+        if isinstance(g, E.Cmp) and g.op == E.LE:
+            terms, _ = E._linear_parts(g.e)
+            m = {}
+            for s, k in terms.items():
+                if s in bounds:
+                    lo, hi = bounds[s]
+                    end = hi if k > 0 else lo
+                    if end is not None:
+                        m[s] = end
+            if m:
+                g = E.le(E.substitute(g.e, m), 0)
+                changed = True
+        parts.append(g)
+    return E.band(*parts) if changed else None
 
 
 def _solved_bounds(goal: E.BExpr, is_input: Callable) -> list:

@@ -45,6 +45,8 @@ def race_obligations(ka: KernelAnalysis) -> list:
             if _shared(t, k.dialect) and op.access is not None and not op.access.dynamic:
                 accesses.append((n, ins, op))
     barriers = [(n, ins) for n, ins in enumerate(k.instrs) if ins.op == BARRIER]
+    uniform = _uniform_instrs(k, pids)
+    atoms = _pid_atoms(ka, pids)
     seen: set = set()
     for ia, (na, ins_a, oa) in enumerate(accesses):
         if oa.mode not in ("w", "rw"):
@@ -57,36 +59,52 @@ def race_obligations(ka: KernelAnalysis) -> list:
             key = (oa.span, ob.span)
             if key in seen:
                 continue
-            if oa.span == ob.span and _writes_constant(k, ins_a, pids):
-                continue  # every instance writes the same constant (zero-initialising a shared output): benign
+            if oa.span == ob.span and ins_a.id in uniform:
+                continue  # every instance writes the same values there (zero-initialising an output): benign
             seen.add(key)
-            out.append(_pair(ka, pids, barriers, (na, ins_a, oa), (nb, ins_b, ob)))
+            out.append(_pair(ka, pids, barriers, (na, ins_a, oa), (nb, ins_b, ob), atoms))
     return out
 
 
-FILLS = frozenset({"isa.memset", "language.zeros", "language.ones", "language.full", "language.memset"})
-COPIES = frozenset({"isa.dma_copy", "isa.tensor_copy", "language.store", "language.copy", "language.__assign__",
-                    "isa.memset", "language.memset"})
-
-
-def _writes_constant(k: ir.Kernel, ins: ir.Instr, pids: list) -> bool:
-    """The instruction copies a tile that only fill instructions wrote, with attributes that do not depend on
-    the program id: every instance writes the same values."""
+def _uniform_instrs(k: ir.Kernel, pids: list) -> set:
+    """Instructions every program instance executes identically: same addresses, same loop ranges, same
+    path, and inputs that no instance-dependent instruction wrote (a fixpoint over the whole kernel, since
+    loops repeat).  Two instances running such an instruction write the same values to the same place."""
     pidset = set(pids)
+    loops = {lp.id: lp for lp in k.loops}
 
-    def uniform(i: ir.Instr) -> bool:
-        return not any(isinstance(v, (E.Expr, E.BExpr)) and E.free_syms(v) & pidset for _, v in i.attrs)
+    def mentions(x: object) -> bool:
+        return isinstance(x, (E.Expr, E.BExpr)) and bool(E.free_syms(x) & pidset)
 
-    if ins.op not in COPIES or not uniform(ins):
+    def depends(ins: ir.Instr, tainted: set) -> bool:
+        if mentions(ins.ctx.path) or mentions(ins.mask) or any(mentions(v) for _, v in ins.attrs):
+            return True
+        for lid in ins.ctx.loops:
+            lp = loops.get(lid)
+            if lp is not None and (mentions(lp.start) or mentions(lp.stop) or mentions(lp.step)):
+                return True
+        for op in ins.operands:
+            acc = op.access
+            if acc is not None and (acc.dynamic or mentions(acc.offset)
+                                    or any(mentions(s) or mentions(n) for s, n in acc.dims)):
+                return True
+            if any(mentions(i) for i in op.instance):
+                return True
+            if op.mode in ("r", "rw") and op.tensor in tainted:
+                return True
         return False
-    for op in ins.operands:
-        if op.mode != "r":
-            continue
-        writers = [i for i in k.instrs for o in i.operands if o.tensor == op.tensor and o.mode in ("w", "rw")]
-        if not writers or k.tensors[op.tensor].kind == "param" or \
-                not all(i.op in FILLS and uniform(i) for i in writers):
-            return False
-    return True
+
+    tainted: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for ins in k.instrs:
+            if depends(ins, tainted):
+                for op in ins.operands:
+                    if op.mode in ("w", "rw") and op.tensor not in tainted:
+                        tainted.add(op.tensor)
+                        changed = True
+    return {ins.id for ins in k.instrs if not depends(ins, tainted)}
 
 
 def _ordered(k: ir.Kernel, na: int, ia: ir.Instr, nb: int, ib: ir.Instr, barriers: list) -> bool:
@@ -108,7 +126,56 @@ def _common_prefix(a: tuple, b: tuple) -> tuple:
     return tuple(out)
 
 
-def _pair(ka: KernelAnalysis, pids: list, barriers: list, a: tuple, b: tuple) -> Obligation:
+def _agree(x: object, ma: dict, mb: dict, pids: set) -> E.BExpr:
+    """x takes the same value for the two instances (split on conditions that do not depend on the
+    program id, which keeps the query small: `pid if n > 1 else 0` agrees exactly when n <= 1 or p == q)."""
+    if isinstance(x, E.Ite) and not E.free_syms(x.cond) & pids:
+        return E.bor(E.band(x.cond, _agree(x.a, ma, mb, pids)), E.band(E.bnot(x.cond), _agree(x.b, ma, mb, pids)))
+    if not E.free_syms(x) & pids:
+        return E.TRUE
+    xa, xb = E.substitute(x, ma), E.substitute(x, mb)
+    if isinstance(x, E.BExpr):
+        return E.bor(E.band(xa, xb), E.band(E.bnot(xa), E.bnot(xb)))
+    return E.eq(xa, xb)
+
+
+def _pid_atoms(ka: KernelAnalysis, pids: list) -> list:
+    """The smallest sub-expressions of the kernel through which the program id enters: the ids themselves
+    and the conditionals that select them (`pid if n > 1 else 0`).  Everything else is a function of these
+    and of the inputs, so when they all agree for two instances the two run the same instruction stream."""
+    k = ka.k
+    pidset = set(pids)
+    out: dict = {}
+
+    def walk(e: object) -> None:
+        if not isinstance(e, (E.Expr, E.BExpr)) or not E.free_syms(e) & pidset:
+            return
+        if isinstance(e, E.Sym) or isinstance(e, E.Ite):
+            out[e] = None
+            return
+        for c in E.children(e):
+            walk(c)
+
+    for ins in k.instrs:
+        walk(ins.ctx.path)
+        walk(ins.mask)
+        for _, v in ins.attrs:
+            walk(v)
+        for op in ins.operands:
+            for i in op.instance:
+                walk(i)
+            if op.access is not None:
+                walk(op.access.offset)
+                for st, n in op.access.dims:
+                    walk(st)
+                    walk(n)
+    for lp in k.loops:
+        for e in (lp.start, lp.stop, lp.step):
+            walk(e)
+    return list(out)
+
+
+def _pair(ka: KernelAnalysis, pids: list, barriers: list, a: tuple, b: tuple, atoms: list = ()) -> Obligation:
     k = ka.k
     loops = {lp.id: lp for lp in k.loops}
     (_, ia, oa), (_, ib, ob) = a, b
@@ -136,6 +203,12 @@ def _pair(ka: KernelAnalysis, pids: list, barriers: list, a: tuple, b: tuple) ->
         grid_two = E.bor(*[E.ge(g, 2) for g in (k.grid or ())])
         facts.append(grid_two)
     goal = E.bnot(same_element(sa, sb))
+    if oa.span == ob.span and oa.mode == "w" and atoms:
+        # two instances running the same instruction stream write the same values: not a race
+        ma = {p: sa.mapping[p] for p in pids}
+        mb = {p: sb.mapping[p] for p in pids}
+        identical = E.band(*[_agree(x, ma, mb, set(pids)) for x in atoms])
+        goal = E.bor(goal, identical)
     what_b = "writes" if ob.mode in ("w", "rw") else "reads"
     if oa.span == ob.span:
         msg = f"two program instances write the same element of '{t.name}' here (an SPMD race)"

@@ -97,6 +97,36 @@ def both_cores_fill_with_their_id(a):
     return out
 
 
+
+@nki.jit
+def one_core_worth_of_rows(a):
+    # With one tile of rows both cores take shard 0 and compute the same tile: duplicate work writing
+    # the same values, not a race.  With two tiles each core takes its own.
+    R, F = a.shape
+    assert R in (128, 256) and F == 512
+    out = nl.ndarray((R, F), dtype=a.dtype, buffer=nl.shared_hbm)
+    n_shards = R // 128
+    shard = nl.program_id(0) if n_shards > 1 else 0
+    t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a[shard * 128:(shard + 1) * 128, :])
+    nisa.activation(dst=t, op=nl.exp, data=t)
+    nisa.dma_copy(dst=out[shard * 128:(shard + 1) * 128, :], src=t)
+    return out
+
+
+@nki.jit
+def one_core_worth_of_rows_but_shifted(a):
+    # The same, except the source row depends on the core even when both write shard 0.
+    R, F = a.shape
+    assert R in (128, 256) and F == 512
+    out = nl.ndarray((256, F), dtype=a.dtype, buffer=nl.shared_hbm)
+    n_shards = R // 128
+    shard = nl.program_id(0) if n_shards > 1 else 0
+    t = nl.ndarray((1, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a[nl.program_id(0), :])
+    nisa.dma_copy(dst=out[shard, :], src=t)  # expect: NKI402 error
+    return out
+
 if __name__ == "__main__":
     x = np.zeros((256, 512), dtype=np.float32)
     halves[2](x)
@@ -106,3 +136,5 @@ if __name__ == "__main__":
     barrier_on_one_core[2](x)
     both_cores_zero_the_output[2](x)
     both_cores_fill_with_their_id[2](x)
+    one_core_worth_of_rows[2](np.zeros((128, 512), dtype=np.float32))
+    one_core_worth_of_rows_but_shifted[2](np.zeros((128, 512), dtype=np.float32))
