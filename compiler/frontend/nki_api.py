@@ -605,6 +605,11 @@ class NkiMixin:
         buffer = self._result_buffer(res.buffer, bound)
         dtype = self._result_dtype(res.dtype, bound)
         name = f"{ins.name}_result"
+        st = self.current_stmt
+        if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is node:
+            target = self._alloc_name(node)  # `acc = nl.matmul(...)`: the tile is called acc
+            if not target.startswith("tensor@"):
+                name = target
         return self.new_tensor(name, buffer, shape, dtype, node, "result")
 
     def _role_tensor(self, bound: dict, role: str) -> V.TensorVal | None:

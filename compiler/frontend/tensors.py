@@ -364,7 +364,8 @@ class TensorMixin:
                     continue
                 raise V.NotUnderstood("mixing slices and nl.arange/nl.mgrid index grids in one subscript", node)
             elif isinstance(k, (V.TensorVal, V.Register)):
-                dyn = self.fresh_int("<runtime index>", "register")
+                dyn = self.runtime_value(k, self.runtime_label(k, node))
+                items.append(ir.IdxInt(E.lift(dyn), span))
                 offset = E.add(offset, E.mul(stride, dyn))
                 coords = None
             else:

@@ -168,7 +168,7 @@ class KernelAnalysis:
         self.stats.obligations += 1
         if ob.goal == E.TRUE:
             return None
-        key = (ob.code, ob.span, ob.goal, ob.facts)
+        key = (ob.code, ob.span, ob.goal, ob.facts, ob.message)
         if key in self._seen:
             return None
         self._seen.add(key)

@@ -1,0 +1,49 @@
+"""Beta-1 dynamic indices: a tile value used as an index, bounded by the arithmetic that produced it."""
+import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def batch_from_masked_index(A, dynamic_idx):
+    # The migration guide's Beta-1 form: (idx & 3) picks one of A's 4 batches.
+    assert A.shape == (4, 128, 256) and dynamic_idx.shape == (1, 1)
+    batch_idx = nl.bitwise_and(nl.load(dynamic_idx), y=3)
+    result = nl.ndarray((128, 256), A.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:128, 0:256]
+    nisa.dma_copy(src=A[batch_idx, i_p, i_f], dst=result[i_p, i_f])
+    return result
+
+
+@nki.jit
+def batch_from_wider_mask(A, dynamic_idx):
+    # (idx & 7) reaches batches 4..7, which A does not have.
+    assert A.shape == (4, 128, 256) and dynamic_idx.shape == (1, 1)
+    batch_idx = nl.bitwise_and(nl.load(dynamic_idx), y=7)
+    result = nl.ndarray((128, 256), A.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:128, 0:256]
+    nisa.dma_copy(src=A[batch_idx, i_p, i_f], dst=result[i_p, i_f])  # expect: NKI102 error
+    return result
+
+
+@nki.jit
+def batch_from_raw_input(A, dynamic_idx):
+    # Nothing bounds the loaded value.
+    assert A.shape == (4, 128, 256) and dynamic_idx.shape == (1, 1)
+    batch_idx = nl.load(dynamic_idx)
+    result = nl.ndarray((128, 256), A.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:128, 0:256]
+    nisa.dma_copy(src=A[batch_idx, i_p, i_f], dst=result[i_p, i_f])  # expect: NKI102 warning
+    return result
+
+
+@nki.jit
+def batch_from_iota(A):
+    # An iota over 4 partitions holds 0..3: every row of the index tile is a valid batch.
+    assert A.shape == (4, 128, 256)
+    result = nl.ndarray((4, 128, 256), A.dtype, buffer=nl.shared_hbm)
+    i_b = nl.arange(4)[:, None]
+    idx = nisa.iota(i_b, dtype=nl.int32)
+    i_p, i_f = nl.mgrid[0:128, 0:256]
+    nisa.dma_copy(src=A[idx[0, 0], i_p, i_f], dst=result[0, i_p, i_f])
+    return result
