@@ -224,6 +224,16 @@ class BNot(BExpr):
         self._init((25, a._key))
 
 
+class Exists(BExpr):
+    """exists vars. body (only for solver queries: intervals and evaluation do not look inside)."""
+
+    __slots__ = ("vars", "body")
+
+    def __init__(self, vars: tuple, body: BExpr) -> None:
+        self.vars, self.body = vars, body
+        self._init((26, tuple(v._key for v in vars), body._key))
+
+
 TRUE = BConst(True)
 FALSE = BConst(False)
 ZERO = Const(0)
@@ -584,6 +594,13 @@ def bor(*xs: BExpr) -> BExpr:
     return BOr(tuple(uniq))
 
 
+def exists(vars: tuple, body: BExpr) -> BExpr:
+    vs = tuple(v for v in vars if v in free_syms(body))
+    if not vs or isinstance(body, BConst):
+        return body
+    return Exists(vs, body)
+
+
 def bnot(x: BExpr) -> BExpr:
     if isinstance(x, BConst):
         return bconst(not x.value)
@@ -625,6 +642,8 @@ def children(e: AnyExpr) -> tuple:
         return (e.e,)
     if isinstance(e, BNot):
         return (e.a,)
+    if isinstance(e, Exists):
+        return (e.body,)
     return ()
 
 
@@ -635,6 +654,8 @@ def free_syms(e: AnyExpr) -> frozenset:
         return cached
     if isinstance(e, (Sym, BSym)):
         out = frozenset((e,))
+    elif isinstance(e, Exists):
+        out = free_syms(e.body) - frozenset(e.vars)
     else:
         acc: set = set()
         for c in children(e):
@@ -699,6 +720,9 @@ def _subst(e: AnyExpr, m: Mapping) -> AnyExpr:
         return bor(*(_subst(a, m) for a in e.args))
     if isinstance(e, BNot):
         return bnot(_subst(e.a, m))
+    if isinstance(e, Exists):
+        inner = {k: v for k, v in m.items() if k not in e.vars}
+        return exists(e.vars, _subst(e.body, inner) if inner else e.body)
     return e
 
 
@@ -961,6 +985,8 @@ class _Printer:
             return (" or ".join(self.show(a, 1) for a in e.args), 0)
         if isinstance(e, BNot):
             return ("not " + self.show(e.a, 1), 0)
+        if isinstance(e, Exists):
+            return ("exists " + ", ".join(self.show(v, 0) for v in e.vars) + ": " + self.show(e.body, 0), 0)
         return ("?", _PREC_ATOM)
 
     def _term(self, a: Expr, c: int, lead_neg: bool = False) -> str:

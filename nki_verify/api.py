@@ -19,6 +19,7 @@ from compiler.frontend import SourceSet
 from . import rules, suppressions
 from .analysis.bounds import check_obligations, subscript_obligations
 from .analysis.dependencies import dependency_obligations
+from .analysis.initialized import initialization_obligations
 from .analysis.memory import memory_obligations
 from .analysis.races import race_obligations
 from .analysis.engine import KernelAnalysis, location
@@ -29,7 +30,7 @@ from .diagnostics import SEVERITY_RANK, Diagnostic, Location
 from .options import Options
 
 ANALYSES = (subscript_obligations, check_obligations, partition_obligations, instruction_obligations,
-            dependency_obligations, race_obligations, memory_obligations)
+            dependency_obligations, race_obligations, memory_obligations, initialization_obligations)
 
 
 @dataclass
@@ -130,7 +131,10 @@ def _internal(path: str, exc: BaseException, kernel: ir.Kernel | None = None) ->
                       kernel.name if kernel is not None else None)
 
 
-SUBSUMED = {"NKI203": {"NKI202"}}  # a matmul too large for the PE array is also too large for one bank
+SUBSUMED = {
+    "NKI203": {"NKI202"},  # a matmul too large for the PE array is also too large for one bank
+    "NKI404": {"NKI101", "NKI102"},  # an out-of-bounds read also reads what nothing wrote
+}
 
 
 def _dedupe(diags: list) -> list:

@@ -427,7 +427,9 @@ class TensorMixin:
         if isinstance(value, V.TensorVal):
             operands.append(self.operand_ir("src", value, "r", node))
             deferred = list(target.checks) + list(value.checks)
-            if value.tensor.kind == "result" and value.tensor.name == "loop_reduce_result" and not accumulate:
+            if value.tensor.kind == "result" and not accumulate and any(
+                    i.op == "language.loop_reduce" and any(o.tensor == value.tensor.id and o.mode == "w"
+                                                          for o in i.operands) for i in reversed(self.kb.instrs)):
                 attrs.append(("accumulate", "loop_reduce"))
         elif isinstance(value, (int, float, bool, E.Expr, V.SymFloat)):
             attrs.append(("value", value if not isinstance(value, V.SymFloat) else "<float>"))

@@ -566,7 +566,7 @@ INSTRUCTIONS = (
     ),
     Instruction(
         "nonzero_with_count", "isa", "indices of non-zero elements followed by their count (GpSimd)",
-        "gpsimd", (Operand("dst", W, SBUF_ONLY), Operand("src", R, SBUF_ONLY)),
+        "gpsimd", (Operand("dst", W, SBUF_ONLY, partial=True), Operand("src", R, SBUF_ONLY, partial=True)),
         b2=sig("dst, src, index_offset=0, padding_val=-1, name=None"),
         rules=(
             Rule("NKI503", TargetIn(TRN2_UP), "nonzero_with_count needs trn2 or trn3"),

@@ -487,9 +487,12 @@ class Operand(Record):
     # scalar_ok: a compile-time number may be passed instead of a tile
     # is_list: a list of tensors (dma_compute srcs)
     # buffers_b1: Beta-1 differs
-    _fields = ('name', 'mode', 'buffers', 'scalar_ok', 'is_list', 'buffers_b1')
+    # partial: the instruction touches only part of the view (documented per instruction, e.g. partitions
+    #   0, 16, ..., 112 for the GpSimd cores): element-level analyses do not treat it as a full access
+    _fields = ('name', 'mode', 'buffers', 'scalar_ok', 'is_list', 'buffers_b1', 'partial')
     __slots__ = _fields
-    _defaults = {'mode': "r", 'buffers': ON_CHIP, 'scalar_ok': False, 'is_list': False, 'buffers_b1': None}
+    _defaults = {'mode': "r", 'buffers': ON_CHIP, 'scalar_ok': False, 'is_list': False, 'buffers_b1': None,
+                 'partial': False}
 
     def accepted(self, dialect: str) -> frozenset:
         if dialect == "beta1" and self.buffers_b1 is not None:

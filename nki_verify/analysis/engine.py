@@ -47,6 +47,7 @@ class Obligation:
     fixes: tuple = ()  # mechanical fixes (diagnostics.Fix)
     show: tuple = ()  # symbols always shown in the counterexample (e.g. the two iterations of a dependency)
     definite: bool = False  # report only violations every admissible input reaches (no input-dependent warning)
+    quiet_unknown: bool = False  # an undecided verdict is not reported (NKI901 off for this check)
 
 
 @dataclass
@@ -198,11 +199,15 @@ class KernelAnalysis:
         if isinstance(verdict, Proved):
             return None
         if isinstance(verdict, Unknown):
+            if ob.quiet_unknown:
+                return None
             return self._undecided(ob, f"the solver could not decide it ({verdict.reason})")
         return self._violation(ob, local, syms, verdict)
 
     def _violation(self, ob: Obligation, local: list, syms: set, v: Violated) -> Diagnostic | None:
         unknown = [s for s in syms if self.info.get(s) is not None and self.info[s].role == "unknown"]
+        if unknown and ob.quiet_unknown:
+            return None
         if unknown and not ob.definite:
             labels = ", ".join(sorted(self.names(s) for s in unknown))
             return self._undecided(ob, f"it depends on {labels}, which the verifier could not determine")
@@ -308,13 +313,19 @@ class KernelAnalysis:
                     cands.append(E.eq(s, t))
         # alignment goals (1024*half % 2048 == 0) want the ratio of their constants (half % 2 == 0)
         ratios = sorted({a // math.gcd(a, b) for a in consts for b in consts if a != b and a % b == 0} - {1})
+        if any(isinstance(x, E.Exists) for x in _walk(ob.goal)):
+            # coverage goals (something must have been written): the loop that writes must run at all
+            lows = sorted({c for f in [ob.goal, *local] for c in _constants(f) if c > 1})
+            for s in shape_syms[:3]:
+                for c in lows[:4]:
+                    cands.append(E.ge(s, c))
         for s in shape_syms[:3]:
             for c in ratios + consts:
                 cands.append(E.eq(E.mod(s, c), 0))
         for s in shape_syms[:3]:
             for c in consts:
                 cands.append(E.le(s, c))
-        for cand in cands[:8]:
+        for cand in cands[:12]:
             if cand in (E.TRUE, E.FALSE):
                 continue
             if self.prover.proves_with(cand, ob.goal, local):
@@ -428,6 +439,13 @@ def _simple(goal: E.BExpr) -> bool:
         return False
     t, _ = E._linear_parts(goal.e)
     return len(t) <= 2 and all(isinstance(a, E.Sym) and abs(k) == 1 for a, k in t.items())
+
+
+def _walk(e: object) -> list:
+    out = [e]
+    for c in E.children(e) if isinstance(e, (E.Expr, E.BExpr)) else ():
+        out.extend(_walk(c))
+    return out
 
 
 def _constants(b: object) -> set:

@@ -125,6 +125,8 @@ class Translator:
             return z3.Or([self.term(a) for a in e.args])
         if isinstance(e, E.BNot):
             return z3.Not(self.term(e.a))
+        if isinstance(e, E.Exists):
+            return z3.Exists([self.var(v) for v in e.vars], self.term(e.body))
         raise TypeError(f"cannot translate {type(e).__name__}")
 
 

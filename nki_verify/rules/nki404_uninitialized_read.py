@@ -5,9 +5,16 @@ from .base import Rule
 RULE = Rule(
     code='NKI404',
     name='uninitialized-read',
-    severity='warning',
+    severity='error',
     summary='A tensor (or part of it) is read before anything wrote it.',
-    what='Tracks the elements each write covers.',
+    what=('Proves, element by element, that every element an instruction reads from an `nl.ndarray` SBUF/PSUM '
+          'tensor was written before, on every path: by an earlier instruction in the same iteration, in an '
+          'earlier iteration of a loop both share, or in some iteration of a loop that ran before. Partial tail '
+          'tiles and masked Beta-1 loads are covered exactly. An error when every admissible input reads '
+          'unwritten memory, a warning when some do (a loop that may run zero times, a tail that may be short). '
+          'Quiet (no NKI901) where the quantified query is undecided; not checked through runtime offsets, in '
+          'kernels with NKI902, for instructions that touch only documented parts of a view, and for PSUM '
+          'accumulation (`+=`).'),
     why='`nl.ndarray` memory is not initialised: the kernel reads stale data.',
     bad=(
         't = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)\n'
@@ -18,6 +25,5 @@ RULE = Rule(
         'nisa.memset(dst=t, value=0.0)\n'
         'nisa.dma_copy(dst=out, src=t)'
     ),
-    fix='Write every element before reading it.',
-    implemented=False,
+    fix='Write every element before reading it (memset the tile, or read only what was written).',
 )

@@ -236,6 +236,7 @@ def too_many_psum_banks(a):
         nisa.nc_matmul(dst=acc, stationary=a_t, moving=a_t)
         accs.append(acc)
     res = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.memset(dst=res, value=0.0)
     for i in range(9):
         nisa.tensor_tensor(dst=res, data1=res, data2=accs[i], op=nl.add)
     nisa.dma_copy(dst=out, src=res)

@@ -1,0 +1,124 @@
+"""NKI404: a read of on-chip memory that no earlier write covers, element by element.
+
+For a read R of an allocated SBUF/PSUM tensor (`nl.ndarray`: uninitialised memory), every element R
+touches must be written first, on every path that reaches R, by some write W of the same tensor instance:
+
+    for every element e of R:  OR over writes W of  exists (W's indices and loop iterations):
+        W touches e  and  W's path holds  and  W happens before R
+
+"Before" is program order inside one iteration of the loops W and R share, or any earlier iteration of
+them (lexicographically), so an accumulator initialised in iteration 0 and read later is covered.  W's
+other loops are existential: one iteration that writes e is enough.  The query is quantified; when the
+solver cannot settle it the read is not reported (no NKI901 by default: an uninitialised read is rare and
+the quantified query is the one most likely to time out).
+
+Not checked: reads through runtime offsets or of tensors with runtime-addressed writes (the element is
+not known), kernels the front end did not fully understand, and PSUM accumulation (`+=`, matmul
+accumulate), whose first write starts the accumulation group.
+"""
+
+from __future__ import annotations
+
+from compiler import expr as E
+from compiler import ir, spec
+
+from ..diagnostics import Note
+from .accesses import same_element, side
+from .engine import KernelAnalysis, Obligation, location
+
+
+def initialization_obligations(ka: KernelAnalysis) -> list:
+    k = ka.k
+    if not k.complete:
+        return []
+    writes: dict = {}
+    for n, ins in enumerate(k.instrs):
+        for op in ins.operands:
+            if op.mode in ("w", "rw"):
+                writes.setdefault(op.tensor, []).append((n, ins, op))
+    out = []
+    seen: set = set()
+    for n, ins in enumerate(k.instrs):
+        for op in ins.operands:
+            if not _is_read(ins, op):
+                continue
+            t = k.tensors[op.tensor]
+            if t.kind != "ndarray" or t.buffer not in ir.ON_CHIP or op.access is None or op.access.dynamic:
+                continue
+            ws = [w for w in writes.get(op.tensor, ()) if not (w[0] == n and w[2] is op)]
+            if any(w[2].access is None or w[2].access.dynamic for w in ws):
+                continue
+            key = (op.span, op.tensor)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(_read(ka, n, ins, op, ws))
+    return out
+
+
+def _is_read(ins: ir.Instr, op: ir.Operand) -> bool:
+    spec_op = _spec_operand(ins.op, op.role)
+    if spec_op is not None and spec_op.partial:
+        return False  # reads only documented parts of the view (e.g. every 16th partition)
+    if op.mode == "r":
+        return True
+    if op.mode != "rw":
+        return False
+    if ins.op == "language.__assign__":
+        return False  # `t[...] = v` only writes; `+=` accumulates (PSUM accumulation groups start there)
+    return True
+
+
+def _spec_operand(qualname: str, role: str) -> object:
+    ins = spec.find(qualname)
+    return ins.operand(role) if ins is not None else None
+
+
+def _read(ka: KernelAnalysis, n: int, ins: ir.Instr, op: ir.Operand, ws: list) -> Obligation:
+    k = ka.k
+    loops = {lp.id: lp for lp in k.loops}
+    r = side(k, ins, op, "", set(), ka.info)
+    covers = []
+    for m, w_ins, w_op in ws:
+        w_loops = [loops[lid].var for lid in w_ins.ctx.loops if lid in loops]
+        w = side(k, w_ins, w_op, "_w", set(w_loops), ka.info)
+        shared = _shared(ins.ctx.loops, w_ins.ctx.loops)
+        order = _before(shared, loops, w.mapping, m < n)
+        body = E.band(*w.facts, order, same_element(w, r))
+        bound = tuple(w.mapping.values()) + tuple(w.index_vars)
+        covers.append(E.exists(bound, body))
+    goal = E.bor(*covers) if covers else E.FALSE
+    t = k.tensors[op.tensor]
+    if not ws:
+        msg = f"'{t.name}' is read here but nothing ever writes it (nl.ndarray memory is not initialised)"
+    else:
+        msg = f"this reads elements of '{t.name}' that no earlier write covers (nl.ndarray memory is not initialised)"
+    notes = tuple(Note(location(w_op.span), f"'{t.name}' is written here") for _, _, w_op in ws[:3])
+    return Obligation("NKI404", goal, tuple(r.facts), op.span, msg, notes=notes, loops=ins.ctx.loops,
+                      show=tuple(r.index_vars), quiet_unknown=True)
+
+
+def _shared(a: tuple, b: tuple) -> list:
+    out = []
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        out.append(x)
+    return out
+
+
+def _before(shared: list, loops: dict, mapping: dict, earlier_in_body: bool) -> E.BExpr:
+    """The write's iteration of the shared loops is lexicographically earlier than the read's, or the same
+    one with the write first in the body."""
+    if not shared:
+        return E.TRUE if earlier_in_body else E.FALSE
+    options = []
+    eq_prefix: list = []
+    for lid in shared:
+        v = loops[lid].var
+        wv = mapping.get(v, v)
+        options.append(E.band(*eq_prefix, E.lt(wv, v)))
+        eq_prefix.append(E.eq(wv, v))
+    if earlier_in_body:
+        options.append(E.band(*eq_prefix))
+    return E.bor(*options)

@@ -1,0 +1,120 @@
+"""Reads of on-chip memory that no earlier write covers (nl.ndarray memory is not initialised)."""
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def read_before_write(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=out, src=t)  # expect: NKI404 error
+    nisa.dma_copy(dst=t, src=x)
+    return out
+
+
+@nki.jit
+def tail_tile_read_in_full(x, f_size):
+    # The tile is loaded for f_size columns but all 512 are stored.
+    assert x.shape == (128, 512) and 1 <= f_size <= 512
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t[:, 0:f_size], src=x[:, 0:f_size])
+    nisa.dma_copy(dst=out, src=t)  # expect: NKI404 warning
+    return out
+
+
+@nki.jit
+def tail_tile_read_as_written(x, f_size):
+    assert x.shape == (128, 512) and 1 <= f_size <= 512
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t[:, 0:f_size], src=x[:, 0:f_size])
+    nisa.dma_copy(dst=out[:, 0:f_size], src=t[:, 0:f_size])
+    return out
+
+
+@nki.jit
+def columns_filled_by_a_loop(x):
+    # Four 128-column writes cover the whole tile before it is read.
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    for j in nl.affine_range(4):
+        nisa.dma_copy(dst=t[:, j * 128:(j + 1) * 128], src=x[:, j * 128:(j + 1) * 128])
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def columns_filled_but_one(x):
+    # Three of the four column blocks: the last 128 columns are never written.
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    for j in nl.affine_range(3):
+        nisa.dma_copy(dst=t[:, j * 128:(j + 1) * 128], src=x[:, j * 128:(j + 1) * 128])
+    nisa.dma_copy(dst=out, src=t)  # expect: NKI404 error
+    return out
+
+
+@nki.jit
+def accumulator_initialised_in_first_iteration(x):
+    # Iteration 0 initialises the accumulator; later iterations read what earlier ones wrote.
+    K, F = x.shape
+    assert K % 128 == 0 and F == 512
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    for k in nl.sequential_range(K // 128):
+        t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[k * 128:(k + 1) * 128, :])
+        if k == 0:
+            nisa.tensor_copy(dst=acc, src=t)
+        else:
+            nisa.tensor_tensor(dst=acc, data1=acc, data2=t, op=nl.add)
+    nisa.dma_copy(dst=out, src=acc)
+    return out
+
+
+@nki.jit
+def accumulator_never_initialised(x):
+    K, F = x.shape
+    assert K % 128 == 0 and F == 512
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    for k in nl.sequential_range(K // 128):
+        t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[k * 128:(k + 1) * 128, :])
+        nisa.tensor_tensor(dst=acc, data1=acc, data2=t, op=nl.add)  # expect: NKI404 error
+    nisa.dma_copy(dst=out, src=acc)
+    return out
+
+
+@nki.jit
+def written_only_when_the_loop_runs(x, n):
+    # If n == 0 the loop body never runs and the tile is read unwritten.
+    assert x.shape == (128, 512) and 0 <= n <= 4
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    for i in nl.sequential_range(n):
+        nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)  # expect: NKI404 warning
+    return out
+
+
+@nki.jit
+def zeroed_then_accumulated(a, b):
+    # PSUM accumulation into memset memory: initialised.
+    assert a.shape == (128, 128) and b.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.sbuf)
+    b_t = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a_t, src=a)
+    nisa.dma_copy(dst=b_t, src=b)
+    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=acc, stationary=a_t, moving=b_t)
+    res = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out, src=res)
+    return out
