@@ -277,6 +277,7 @@ class FrontendIssue:
     kernel: str | None = None
     severity: str | None = None  # None = the rule's default
     data: tuple = field(default=())
+    fixes: tuple = field(default=())  # (description, ((Span, new_text), ...)) mechanical fixes
 
 
 # ----------------------------------------------------------------------------- printer

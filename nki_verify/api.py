@@ -26,7 +26,7 @@ from .analysis.engine import KernelAnalysis, location
 from .analysis.limits import partition_obligations
 from .analysis.oracle import SolverOracle
 from .analysis.spec_rules import instruction_obligations
-from .diagnostics import SEVERITY_RANK, Diagnostic, Location
+from .diagnostics import SEVERITY_RANK, Diagnostic, Fix, Location, TextEdit
 from .options import Options
 
 ANALYSES = (subscript_obligations, check_obligations, partition_obligations, instruction_obligations,
@@ -119,7 +119,9 @@ def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult) -
 
 def _front(issue: ir.FrontendIssue) -> Diagnostic:
     sev = issue.severity or rules.default_severity(issue.code)
-    return Diagnostic(issue.code, sev, issue.message, location(issue.span), issue.kernel)
+    fixes = tuple(Fix(desc, tuple(TextEdit(location(span), text) for span, text in edits))
+                  for desc, edits in issue.fixes)
+    return Diagnostic(issue.code, sev, issue.message, location(issue.span), issue.kernel, fixes=fixes)
 
 
 def _internal(path: str, exc: BaseException, kernel: ir.Kernel | None = None) -> Diagnostic:

@@ -147,12 +147,12 @@ class KernelBuilder:
         self.assumptions.append(ir.Assumption(cond, span, origin))
         self.refine(cond)
 
-    def issue(self, code: str, message: str, span: ir.Span, severity: str | None = None) -> None:
+    def issue(self, code: str, message: str, span: ir.Span, severity: str | None = None, fixes: tuple = ()) -> None:
         key = (code, span, message)
         if key in self._issue_keys:
             return
         self._issue_keys.add(key)
-        self.issues.append(ir.FrontendIssue(code, message, span, self.name, severity))
+        self.issues.append(ir.FrontendIssue(code, message, span, self.name, severity, fixes=fixes))
         if code == "NKI902":
             self.complete = False
 

@@ -281,6 +281,8 @@ class CallsMixin:
         return fields
 
     def instantiate(self, cls: V.ClassVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
+        if self.kb is not None:
+            self.lint_instantiate(cls, node)
         if cls.is_enum:
             if len(args) == 1:
                 for v in cls.attrs.values():

@@ -677,6 +677,7 @@ class ControlMixin:
     def _dynamic_while(self, st: ast.While, reg: V.Register) -> None:
         if self.kb is None:
             return
+        self.lint_while_register(st, reg)
         var, loop = self.open_loop("dynamic_while", 0, self.fresh_int("<dynamic while trip count>"), 1, st, None,
                                    "beta2")
         f = self.frame

@@ -232,6 +232,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
         root.kind = "module"
         root.locals = fn.module.namespace
         interp.frames = [root]
+        interp.lint_kernel_signature(fn)
         try:
             interp.invoke(fn, args, kwargs, fn.node)
         except V.PathAbort:

@@ -20,6 +20,7 @@ from .builder import KernelBuilder
 from .builtins import BUILTINS, BuiltinsMixin
 from .calls import CallsMixin
 from .contents import ContentsMixin
+from .lints import LintMixin
 from .control import ControlMixin, NoFallthrough, ReturnSignal
 from .hostlib import HostMixin
 from .modules import ModuleIndex, ParsedModule
@@ -68,7 +69,7 @@ class Options:
 
 
 class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, TensorMixin, HostMixin,
-                  ContentsMixin):
+                  ContentsMixin, LintMixin):
     def __init__(self, index: ModuleIndex, options: Options, oracle: Any, uids: itertools.count | None = None) -> None:
         self.index = index
         self.options = options
@@ -401,7 +402,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
                 if isinstance(other, V.PyDict):
                     d.items.update(other.items)
                 continue
-            key = self.hashable_key(self.eval(k))
+            kv = self.eval(k)
+            if self.kb is not None and not isinstance(kv, str):
+                self.lint_dict_keys([kv], k)
+            key = self.hashable_key(kv)
             if key is None:
                 raise V.NotUnderstood("a dict key whose value is not known", k)
             d.items[key] = self.eval(v)

@@ -114,6 +114,8 @@ class NkiMixin:
     def call_api(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
         path = fn.path
         name = fn.spec_name
+        if self.kb is not None:
+            self.lint_api_call(fn, kwargs, node)
         if path.startswith(("compiler.sbuf.", "compiler.psum.")):
             # Beta-1 direct allocation: ncc.sbuf.alloc(fn), ncc.psum.mod_alloc(base_bank=...), ...
             return V.BufferVal(ir.SBUF if path.startswith("compiler.sbuf") else ir.PSUM)
@@ -177,6 +179,7 @@ class NkiMixin:
             self.launches.append((k, list(args), dict(kwargs), self.span(node)))
             return V.Unknown(f"output of kernel {k.func.name}")
         # a kernel called from a kernel is a sub-kernel: analysed in the caller's context
+        self.lint_subkernel(k, node)
         return self.invoke(k.func, args, kwargs, node)
 
     # ------------------------------------------------------------------ SPMD
@@ -280,6 +283,8 @@ class NkiMixin:
         return ir.Iota(s, E.lift(size))
 
     def mgrid_getitem(self, obj: V.MGridVal, key: Any, node: ast.AST | None) -> Any:
+        if self.kb is not None:
+            self.lint_api_call(V.ApiVal("language.mgrid", obj.dialect), {}, node)
         keys = key if isinstance(key, tuple) else (key,)
         sizes, starts = [], []
         for k in keys:
@@ -413,12 +418,26 @@ class NkiMixin:
     # ------------------------------------------------------------------ instructions
     def emit_instruction(self, ins: Any, dialect: str, args: list, kwargs: dict, node: ast.AST | None) -> Any:
         form, bound = self.bind_call(ins, dialect, args, kwargs, node)
+        if self.kb is not None and self.kb.dialect == ir.B2:
+            self.lint_isa_form(ins, form, bound, node)
+            self._lint_enum_ints(ins, form, bound, node)
         bound["__nodes__"] = self._arg_nodes(ins, form, node)
         phis = [(k, v) for k, v in bound.items() if isinstance(v, V.Phi) and ins.operand(k) is not None]
         bound.pop("__nodes__", None) if phis else None
         if phis:
             return self._fork_on_phi(ins, dialect, args, kwargs, node, phis[0])
         return self.instruction_from_binding(ins, form, bound, node)
+
+    def _lint_enum_ints(self, ins: Any, form: str, bound: dict, node: ast.AST | None) -> None:
+        sig = ins.signature(form)
+        if sig is None:
+            return
+        for name in sig.names:
+            d = sig.default(name)
+            if isinstance(d, str) and d.split(".")[0] in ISA_ENUMS:
+                v = bound.get(spec.param_role(ins, form, name))
+                if isinstance(v, int) and not isinstance(v, bool):
+                    self.lint_enum_int(name, v, d, node)
 
     def _fork_on_phi(self, ins: Any, dialect: str, args: list, kwargs: dict, node: ast.AST | None,
                      phi: tuple) -> Any:

@@ -95,6 +95,8 @@ class TensorMixin:
             for i, x in enumerate(items):
                 if isinstance(x, V.ParDim) and i > 0:
                     par_dim = i
+        if isinstance(bound.get("buffer"), str):
+            self.lint_buffer_string(bound.get("buffer"), node)
         like = bound.get("x")
         if fn.spec_name in ("zeros_like", "empty_like"):
             if not isinstance(like, V.TensorVal):
@@ -197,6 +199,8 @@ class TensorMixin:
 
     # ------------------------------------------------------------------ subscripts
     def tensor_getitem(self, tv: V.TensorVal, key: Any, node: ast.AST | None) -> V.TensorVal:
+        if self.kb is not None:
+            self.lint_nested_slice(tv, node)
         keys = list(key) if isinstance(key, tuple) else [key]
         view = tv.view
         rank = len(view.shape)

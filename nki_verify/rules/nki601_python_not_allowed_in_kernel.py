@@ -7,10 +7,14 @@ RULE = Rule(
     name='python-not-allowed-in-kernel',
     severity='error',
     summary='Python not accepted by the current NKI compiler inside a kernel.',
-    what='Checks the Beta-2 language subset.',
+    what=('Checks the Beta-2 language subset where the NKI language guide and the compiled corpus agree: '
+          'instantiating a class that does not inherit `nl.NKIObject` (enums are fine), a `*` separator or a '
+          '`list`-typed parameter in a kernel signature, a raw integer where an ISA enum is required '
+          '(`dge_mode=2`), a buffer given as a string (`buffer=\'sbuf\'`), and the Beta-1 `neuronxcc.nki` '
+          'namespace used inside an `nki` kernel (an error from NKI 0.4.0, a warning before). `is None`, which '
+          'older notes forbid, is used throughout the current library and is not reported.'),
     why='The NKI compiler rejects it.',
     bad='class Cfg: ...',
     good='class Cfg(nl.NKIObject): ...',
     fix='Use the supported subset.',
-    implemented=False,
 )

@@ -7,7 +7,8 @@ RULE = Rule(
     name='dynamic-while-never-updated',
     severity='error',
     summary='A dynamic `while reg:` loop whose body never updates `reg`.',
-    what='Checks register updates.',
+    what=('Checks that the body of a dynamic `while reg:` loop passes `reg` to something that can update it '
+          '(`nisa.register_load`, `nisa.register_move`, or a helper); `nisa.register_store` only reads it.'),
     why='The loop never terminates.',
     bad=(
         'while reg:\n'
@@ -19,5 +20,4 @@ RULE = Rule(
         '    nisa.register_load(reg, cond)'
     ),
     fix='Update the register in the body.',
-    implemented=False,
 )

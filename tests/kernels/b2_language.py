@@ -1,0 +1,193 @@
+"""Beta-2 language subset (NKI601, NKI602, NKI604, NKI605, NKI606), each with its clean twin."""
+from dataclasses import dataclass
+
+import neuronxcc.nki.language as old_nl
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def copy_with_dst(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    e = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.activation(dst=e, op=nl.exp, data=t)
+    nisa.dma_copy(dst=out, src=e)
+    return out
+
+
+@nki.jit
+def copy_returning_a_tile(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    e = nisa.tensor_copy(t)  # expect: NKI606 error
+    nisa.dma_copy(dst=out, src=e)
+    return out
+
+
+@nki.jit
+def copy_into_a_view_returning(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    e = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    e[:, 0:256] = nisa.tensor_copy(t[:, 0:256])  # expect: NKI606 error
+    e[:, 256:512] = nisa.tensor_copy(t[:, 256:512])  # expect: NKI606 error
+    nisa.dma_copy(dst=out, src=e)
+    return out
+
+
+@nki.jit
+def index_grid(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    i_p, i_f = nl.mgrid[0:128, 0:512]  # expect: NKI602 error
+    nisa.dma_copy(dst=t[i_p, i_f], src=x[i_p, i_f])
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def masked_copy(x):
+    P, F = x.shape
+    assert P <= 128 and F == 512
+    out = nl.ndarray((P, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t[0:P, :], src=x)
+    nisa.dma_copy(dst=out, src=t[0:P, :], mask=None)
+    e = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.activation(dst=e[0:P, :], op=nl.exp, data=t[0:P, :], mask=(P > 0))  # expect: NKI602 error
+    return out
+
+
+@nki.jit
+def string_buffer(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer='sbuf')  # expect: NKI601 error
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def enum_as_integer(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x, dge_mode=2)  # expect: NKI601 error
+    nisa.dma_copy(dst=out, src=t, dge_mode=nisa.dge_mode.unknown)
+    return out
+
+
+@nki.jit
+def old_namespace_inside(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    e = old_nl.exp(t)  # expect: NKI601 error
+    nisa.dma_copy(dst=out, src=e)
+    return out
+
+
+class Tiling(nl.NKIObject):
+    def __init__(self, rows: int) -> None:
+        self.rows = rows
+
+
+@dataclass
+class PlainTiling:
+    rows: int
+
+
+@nki.jit
+def config_object(x):
+    assert x.shape == (128, 512)
+    cfg = Tiling(128)
+    out = nl.ndarray((cfg.rows, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((cfg.rows, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def plain_config_object(x):
+    assert x.shape == (128, 512)
+    cfg = PlainTiling(128)  # expect: NKI601 error
+    out = nl.ndarray((cfg.rows, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((cfg.rows, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def dict_keys(x):
+    assert x.shape == (128, 512)
+    sizes = {"rows": 128, "cols": 512}
+    by_index = {0: 128}  # expect: NKI604 error
+    out = nl.ndarray((sizes["rows"], by_index[0] * 4), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def keyword_only(x, *, scale=1):  # expect: NKI601 error
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def list_argument(x, sizes: list):  # expect: NKI601 error
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def countdown(x):
+    # The migration guide's dynamic while loop: the body stores, updates and reloads the register.
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    cond = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    reg = nisa.register_alloc(5)
+    while reg:
+        t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x)
+        nisa.dma_copy(dst=out, src=t)
+        nisa.register_store(cond, reg)
+        nisa.tensor_scalar(dst=cond, data=cond, op0=nl.subtract, operand0=1)
+        nisa.register_load(reg, cond)
+    return out
+
+
+@nki.jit
+def countdown_forgets_to_count(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    cond = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    reg = nisa.register_alloc(5)
+    while reg:  # expect: NKI605 error
+        t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x)
+        nisa.dma_copy(dst=out, src=t)
+        nisa.register_store(cond, reg)
+    return out
