@@ -6,6 +6,7 @@ import ast
 from typing import Any
 
 from .. import expr as E
+from .. import ir
 from . import values as V
 from .control import NoFallthrough, ReturnSignal
 from .modules import FRAMEWORK_NKI, nki_api_path
@@ -34,6 +35,33 @@ class FieldSpec:
 
 class AutoValue:
     """`enum.auto()`."""
+
+
+def _annotated_fields(cls: V.ClassVal) -> list:
+    """(name, annotation node) of the class and its bases, base first."""
+    out: dict = {}
+    for c in reversed(cls.mro()):
+        node = getattr(c, "node", None)
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for st in node.body:
+            if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and \
+                    not ast.unparse(st.annotation).startswith("ClassVar"):
+                out[st.target.id] = st.annotation
+    return list(out.items())
+
+
+def _nkiobject_based(cls: V.ClassVal) -> bool:
+    seen = 0
+    stack = list(cls.bases)
+    while stack and seen < 50:
+        b = stack.pop()
+        seen += 1
+        if isinstance(b, (V.ApiVal, V.ExternalVal)) and b.path.endswith("NKIObject"):
+            return True
+        if isinstance(b, V.ClassVal):
+            stack.extend(b.bases)
+    return False
 
 
 class CallsMixin:
@@ -67,7 +95,7 @@ class CallsMixin:
         if isinstance(fn, SuperProxy):
             raise V.NotUnderstood("calling super() directly", node)
         if isinstance(fn, V.Phi):
-            raise V.NotUnderstood("calling a function chosen by a symbolic condition", node)
+            return self._call_phi(fn, args, kwargs, node)
         raise V.NotUnderstood(f"calling a {V.describe(fn)}", node)
 
     def invoke(self, fn: V.FunctionVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
@@ -304,7 +332,95 @@ class CallsMixin:
         elif init is V.MISSING:
             if any(isinstance(c, V.ClassVal) and c.dataclass_fields is not None for c in cls.mro()):
                 self._dataclass_init(cls, inst, args, kwargs, node)
+            elif _nkiobject_based(cls):
+                # nl.NKIObject.__init__(**kwargs) sets one attribute per keyword
+                if args:
+                    raise V.NotUnderstood(f"{cls.name}() takes keyword arguments only (NKIObject)", node)
+                inst.attrs.update(kwargs)
+                post = cls.lookup("__post_init__")
+                if isinstance(post, V.FunctionVal):
+                    self.invoke(post, [inst], {}, node)
         return inst
+
+    def _call_phi(self, fn: V.Phi, args: list, kwargs: dict, node: Any) -> Any:
+        """`f = g if c else h; f(x)`: call each under its path condition and merge the results."""
+        f = self.frame
+        results = []
+        for cond, callee in ((fn.cond, fn.a), (E.bnot(fn.cond), fn.b)):
+            f.pc.append(cond)
+            try:
+                results.append(self.call_value(callee, args, kwargs, node))
+            except V.PathAbort:
+                results.append(V.ABORTED)
+            finally:
+                f.pc.pop()
+        a, b = results
+        if a is V.ABORTED and b is V.ABORTED:
+            raise V.PathAbort()
+        if a is V.ABORTED:
+            return b
+        if b is V.ABORTED:
+            return a
+        return self.merge(fn.cond, a, b)
+
+    def symbolic_instance(self, cls: V.ClassVal, prefix: str, depth: int = 0) -> Any:
+        """An input object of a known class: each annotated field gets a symbolic value of its type (tensors
+        as symbolic inputs named `cfg.field`, ints as input symbols, nested classes recursively); a field
+        with a class-level default keeps it."""
+        inst = V.Instance(self.heap, cls)
+        self._field_module = cls.module
+        for name, ann in _annotated_fields(cls):
+            default = cls.lookup(name)
+            if default is not V.MISSING and not isinstance(default, (V.FunctionVal, V.Builtin)):
+                inst.attrs[name] = default
+                continue
+            inst.attrs[name] = self._symbolic_field(f"{prefix}.{name}", ann, depth)
+        return inst
+
+    def _symbolic_field(self, label: str, ann: ast.AST | None, depth: int) -> Any:
+        text = ast.unparse(ann) if ann is not None else ""
+        if isinstance(ann, ast.Subscript) and ast.unparse(ann.value).split(".")[-1] == "Optional":
+            ann, text = ann.slice, ast.unparse(ann.slice)
+        base = text.split("[")[0].split(".")[-1]
+        kb = self.kb
+        if kb is None:
+            return V.Unknown(label)
+        if base == "int":
+            return kb.new_sym(label, "scalar")
+        if base == "bool":
+            return kb.new_bsym(label)
+        if base == "float":
+            return V.OPAQUE_FLOAT
+        if base == "dtype":
+            return V.DTypeVal(f"?{label}")
+        if base in ("ndarray", "NkiTensor", "Tensor", "tensor", "tile"):
+            rank = getattr(self, "_rank_overrides", {}).get(label, 2)
+            shape = tuple(kb.new_sym(f"{label}.shape[{i}]", "shape", 1) for i in range(max(rank, 1)))
+            tv = self.new_tensor(label, ir.SHARED_HBM if kb.dialect == ir.B2 else ir.HBM, shape, None, None, "param")
+            self._guessed_ranks[tv.tensor.id] = label
+            return tv
+        if depth < 3 and ann is not None:
+            v = self._eval_in_module(ann, getattr(self, "_field_module", None))
+            if isinstance(v, V.ClassVal) and not v.is_enum:
+                return self.symbolic_instance(v, label, depth + 1)
+        return V.Unknown(f"{label} (an input field of type {text or 'unknown'})")
+
+    def _eval_in_module(self, node: ast.AST, mod: Any) -> Any:
+        from .interp import Frame
+
+        if mod is None:
+            return None
+        frame = Frame(None, mod, (), "")
+        frame.kind = "module"
+        frame.locals = mod.namespace
+        saved = self.frames
+        self.frames = [frame]
+        try:
+            return self.eval(node)
+        except Exception:  # noqa: BLE001 - an annotation we cannot evaluate says nothing
+            return None
+        finally:
+            self.frames = saved
 
     def _dataclass_init(self, cls: V.ClassVal, inst: V.Instance, args: list, kwargs: dict, node: Any) -> None:
         fields = cls.dataclass_fields

@@ -67,9 +67,13 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
     kernels = _kernels_of(interp, mod)
     result.kernel_names = [k.func.name for k in kernels]
     _explore_launchers(interp, mod, kernels)
+    launched = {id(k.func) for k, *_ in interp.launches}
+    called = _called_from_kernels(kernels)
     for kv in kernels:
         if options.kernels and kv.func.name not in options.kernels:
             continue
+        if not options.kernels and kv.func.name in called and id(kv.func) not in launched:
+            continue  # a sub-kernel: checked where its callers call it, with their shapes
         for ctx in _contexts(interp, kv):
             kernel, issues = run_with_retries(interp, kv, ctx)
             result.kernels.append(kernel)
@@ -92,6 +96,20 @@ def _kernels_of(interp: Interpreter, mod: V.ModuleVal) -> list:
             found[id(k.func)] = V.KernelVal(k.func, dialect=k.dialect)
     out = list(found.values())
     out.sort(key=lambda k: k.func.node.lineno)
+    return out
+
+
+def _called_from_kernels(kernels: list) -> set:
+    """Names of this module's kernels that another of its kernels calls (syntactically)."""
+    names = {k.func.name for k in kernels}
+    out: set = set()
+    for k in kernels:
+        for n in ast.walk(k.func.node):
+            if isinstance(n, ast.Call):
+                f = n.func
+                callee = f.id if isinstance(f, ast.Name) else (f.attr if isinstance(f, ast.Attribute) else None)
+                if callee in names and callee != k.func.name:
+                    out.add(callee)
     return out
 
 
@@ -187,7 +205,7 @@ def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -
         try:
             return run_kernel(interp, kv, ctx)
         except V.RankRetry as r:
-            if overrides.get(r.param) == r.rank or r.rank < 1 or r.rank > 8:
+            if overrides.get(r.param) == r.rank or r.rank < V.KIND_OBJECT or r.rank > 8:
                 break
             overrides[r.param] = r.rank
         finally:
@@ -282,8 +300,12 @@ def _register_host_syms(kb: KernelBuilder, v: Any) -> None:
 def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: LaunchContext) -> tuple:
     a = fn.node.args
     pos = a.posonlyargs + a.args
+    interp._entry_module = fn.module
     hints = _rank_hints(fn.node, [p.arg for p in pos])
-    exact = dict(getattr(interp, "_rank_overrides", {}))
+    overrides = dict(getattr(interp, "_rank_overrides", {}))
+    interp._kind_overrides = {p: r for p, r in overrides.items() if r <= 0}
+    interp._guessed_kind = {}
+    exact = {p: r for p, r in overrides.items() if r > 0}
     interp._guessed_ranks = {}
     interp._exact_params = set(_exact_rank_params(fn.node, [p.arg for p in pos])) | set(exact)
     hints.update(exact)
@@ -348,8 +370,16 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
     if base in ("tuple", "Tuple", "list", "List", "dict", "Dict") and p.arg not in evidence:
         return V.Unknown(f"parameter {p.arg}")
     if ann and not any(t in ann for t in TENSOR_ANNOTATIONS) and p.arg not in evidence:
+        cls = _annotation_class(interp, p)
+        if cls is not None:
+            return interp.symbolic_instance(cls, p.arg)
         return V.Unknown(f"parameter {p.arg} of type {ann}")
     kind = getattr(interp, "_value_params", {}).get(p.arg)
+    forced = getattr(interp, "_kind_overrides", {}).get(p.arg)
+    if forced == V.KIND_INT:
+        return kb.new_sym(p.arg, "scalar")
+    if forced == V.KIND_OBJECT:
+        return _object_param(interp, kb, p)
     if kind == "int" and p.arg not in evidence:
         return kb.new_sym(p.arg, "scalar")
     if kind == "value" and p.arg not in evidence:
@@ -359,7 +389,41 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
     tv = interp.new_tensor(p.arg, _param_buffer(kb), shape, None, p, "param")
     if p.arg not in interp._exact_params:
         interp._guessed_ranks[tv.tensor.id] = p.arg
+    if p.arg not in evidence and not any(t in ann for t in TENSOR_ANNOTATIONS if ann):
+        interp._guessed_kind[tv.tensor.id] = p.arg
     return tv
+
+
+def _object_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg) -> Any:
+    """A parameter used as an object: an instance of its annotated class with symbolic fields, else opaque."""
+    cls = _annotation_class(interp, p)
+    if cls is not None:
+        return interp.symbolic_instance(cls, p.arg)
+    return V.Unknown(f"parameter {p.arg} (an object the kernel takes as input)")
+
+
+def _annotation_class(interp: Interpreter, p: ast.arg) -> V.ClassVal | None:
+    """The user class a parameter is annotated with (`cfg: TileConfig`, `Optional[TileConfig]`), if any."""
+    node = p.annotation
+    if node is None:
+        return None
+    if isinstance(node, ast.Subscript) and ast.unparse(node.value).split(".")[-1] == "Optional":
+        node = node.slice
+    mod = getattr(interp, "_entry_module", None)
+    if mod is None:
+        return None
+    frame = Frame(None, mod, (), "")
+    frame.kind = "module"
+    frame.locals = mod.namespace
+    saved = interp.frames
+    interp.frames = [frame]
+    try:
+        v = interp.eval(node)
+    except Exception:  # noqa: BLE001 - an annotation we cannot evaluate says nothing
+        v = None
+    finally:
+        interp.frames = saved
+    return v if isinstance(v, V.ClassVal) and not v.is_enum else None
 
 
 # ----------------------------------------------------------------------------- syntactic hints

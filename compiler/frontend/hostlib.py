@@ -46,6 +46,9 @@ class HostMixin:
         path = _norm(f"{obj.path}.{name}")
         if path in EXTERNAL_CONSTS:
             return EXTERNAL_CONSTS[path]
+        if path == "os.environ":
+            # the analysis assumes an empty environment: settings read from it take their defaults
+            return V.PyDict(self.heap)
         for module, names in FRAMEWORK_NKI.items():
             if obj.path == module and name in names:  # torch_neuronx.nki_jit, jax_neuronx.nki_call
                 return V.ApiVal(names[name], "beta1")
@@ -56,6 +59,8 @@ class HostMixin:
         impl = EXTERNAL_FUNCS.get(path)
         if impl is not None:
             return impl(self, args, kwargs, node)
+        if path in ("os.getenv", "os.environ.get"):
+            return args[1] if len(args) > 1 else kwargs.get("default")  # an empty environment
         last = path.rsplit(".", 1)[-1]
         if path in ("numpy.prod", "numpy.product"):
             return m_prod(self, args, kwargs, node)

@@ -188,7 +188,17 @@ class TensorMixin:
             return V.BoundMethod(V.Builtin(name, method), tv)
         if name in ("T",):
             raise V.NotUnderstood("tensor.T (use nl.transpose / nisa.nc_transpose)", node)
+        self.retry_kind(tv, V.KIND_OBJECT)  # a parameter guessed to be a tensor is an object after all
         raise V.NotUnderstood(f"tensor attribute {name!r}", node)
+
+    def retry_kind(self, v: Any, kind: int) -> None:
+        """A kernel parameter that was only guessed to be a tensor is used as an int or an object: analyse the
+        kernel again with the parameter typed that way."""
+        if not isinstance(v, V.TensorVal) or getattr(self, "_no_retry", False):
+            return
+        param = getattr(self, "_guessed_kind", {}).get(v.tensor.id)
+        if param is not None:
+            raise V.RankRetry(param, kind)
 
     @staticmethod
     def free_size(shape: tuple) -> E.IntLike:
@@ -456,6 +466,9 @@ class TensorMixin:
 
     # ------------------------------------------------------------------ operators on tiles and grids
     def tensor_binop(self, op: type, a: Any, b: Any, node: ast.AST | None) -> Any:
+        for x, y in ((a, b), (b, a)):
+            if isinstance(x, V.TensorVal) and x.tensor.kind == "param" and not isinstance(y, V.TensorVal):
+                self.retry_kind(x, V.KIND_INT)  # `block_size // 128`: an HBM input is never computed on
         if isinstance(a, V.IndexGrid) or isinstance(b, V.IndexGrid):
             if not isinstance(a, V.TensorVal) and not isinstance(b, V.TensorVal):
                 return self._grid_arith(op, a, b, node)

@@ -461,8 +461,13 @@ class GuessedShape(tuple):
     param: str = ""
 
 
+KIND_INT = 0  # RankRetry ranks that re-type a parameter guessed to be a tensor
+KIND_OBJECT = -1
+
+
 class RankRetry(Exception):
-    """The kernel uses an input with another rank than guessed: analyse it again with `rank`."""
+    """The kernel uses an input with another rank than guessed: analyse it again with `rank` (KIND_INT:
+    it is an integer; KIND_OBJECT: an object such as a config)."""
 
     def __init__(self, param: str, rank: int) -> None:
         super().__init__(f"{param} has rank {rank}")
@@ -487,6 +492,9 @@ class NotUnderstood(Exception):
 
 class PathAbort(Exception):
     """The current path cannot continue (raise, assert False): the path is infeasible."""
+
+
+ABORTED = object()  # marks the branch of a forked call whose path aborted
 
 
 def is_int(v: Any) -> bool:

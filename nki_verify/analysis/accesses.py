@@ -28,6 +28,8 @@ class Side:
     inst: tuple  # the tensor instance (iteration indices of its allocation), renamed
     mapping: dict = field(default_factory=dict)  # original symbol -> this side's copy
     index_vars: list = field(default_factory=list)
+    unit: int = 0  # bytes per element of this access when it reinterprets the tensor's dtype (0: same dtype)
+    base_unit: int = 0  # bytes per element of the tensor (0: unknown)
 
 
 def fresh(name: str, kind: str = "copy") -> E.Sym:
@@ -43,6 +45,7 @@ def loop_facts(lp: ir.Loop, var: E.Expr) -> list:
 
 def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, info: dict) -> Side:
     """The access `op` of `ins` with the symbols of `per_side` (plus its iotas) copied for this side."""
+    tensor = k.tensors[op.tensor]
     loops = {lp.id: lp for lp in k.loops}
     mapping: dict = {}
     for s in per_side:
@@ -105,11 +108,26 @@ def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, i
                 cs.append(c)
             coords = (tuple(E.substitute(f, mapping) for f in frame), tuple(cs))
     inst = tuple(E.substitute(i, mapping) for i in op.instance)
-    return Side(addr, facts, coords, inst, mapping, index_vars)
+    base = _bytes(tensor.dtype)
+    unit = _bytes(op.dtype) if op.dtype and op.dtype != tensor.dtype else 0
+    return Side(addr, facts, coords, inst, mapping, index_vars, unit if unit and base else 0, base)
+
+
+def _bytes(dtype: str | None) -> int:
+    from compiler.spec import dtypes as D
+
+    if not dtype or dtype.startswith("?") or dtype not in D.DTYPES:
+        return 0
+    return D.size_bytes(dtype)
 
 
 def same_element(a: Side, b: Side) -> E.BExpr:
-    if a.coords is not None and b.coords is not None and a.coords[0] == b.coords[0]:
+    if a.unit != b.unit and (a.unit or b.unit):
+        # a dtype-reinterpreting view (`.ap(dtype=...)`): compare the byte ranges of the two elements
+        ua, ub = a.unit or a.base_unit, b.unit or b.base_unit
+        lo_a, lo_b = E.mul(a.addr, ua), E.mul(b.addr, ub)
+        parts = [E.lt(lo_a, E.add(lo_b, ub)), E.lt(lo_b, E.add(lo_a, ua))]
+    elif a.coords is not None and b.coords is not None and a.coords[0] == b.coords[0]:
         parts = [E.eq(x, y) for x, y in zip(a.coords[1], b.coords[1])]
     else:
         parts = [E.eq(a.addr, b.addr)]
