@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, Callable
 
 from .. import expr as E
 from .. import ir
@@ -35,6 +35,11 @@ class FieldSpec:
 
 class AutoValue:
     """`enum.auto()`."""
+
+
+def _failure_prone(v: Any) -> bool:
+    """Values whose attributes Python code only reads after a check (None, an absent optional)."""
+    return v is None or (isinstance(v, V.Phi) and (_failure_prone(v.a) or _failure_prone(v.b)))
 
 
 def _annotated_fields(cls: V.ClassVal) -> list:
@@ -342,6 +347,32 @@ class CallsMixin:
                     self.invoke(post, [inst], {}, node)
         return inst
 
+    def _on_phi(self, obj: V.Phi, op: Callable) -> Any:
+        """Apply `op` to a value chosen by a symbolic condition: the side the path already settles, else both
+        sides merged.  A side on which `op` fails (`x.shape` where x may be None) would crash the kernel in
+        Python, so the path through it is infeasible and the other side is the value."""
+        d = self.decide(obj.cond)
+        if d is True:
+            return op(obj.a)
+        if d is False:
+            return op(obj.b)
+        results = []
+        for side in (obj.a, obj.b):
+            try:
+                results.append(op(side))
+            except V.NotUnderstood:
+                if not _failure_prone(side):
+                    raise
+                results.append(V.ABORTED)
+        a, b = results
+        if a is V.ABORTED and b is V.ABORTED:
+            raise V.NotUnderstood(f"{V.describe(obj.a)} / {V.describe(obj.b)} used where neither fits")
+        if a is V.ABORTED:
+            return b
+        if b is V.ABORTED:
+            return a
+        return self.merge(obj.cond, a, b)
+
     def _call_phi(self, fn: V.Phi, args: list, kwargs: dict, node: Any) -> Any:
         """`f = g if c else h; f(x)`: call each under its path condition and merge the results."""
         f = self.frame
@@ -467,7 +498,7 @@ class CallsMixin:
         if isinstance(obj, V.Unknown):
             return V.Unknown(f"{obj.reason}.{name}")
         if isinstance(obj, V.Phi):
-            return self.merge(obj.cond, self.get_attr(obj.a, name, node), self.get_attr(obj.b, name, node))
+            return self._on_phi(obj, lambda x: self.get_attr(x, name, node))
         if isinstance(obj, SuperProxy):
             return self._super_attr(obj, name, node)
         if isinstance(obj, V.EnumMember):
@@ -610,7 +641,7 @@ class CallsMixin:
         if isinstance(obj, V.Unknown):
             return V.Unknown(f"item of {obj.reason}")
         if isinstance(obj, V.Phi):
-            return self.merge(obj.cond, self.get_item(obj.a, key, node), self.get_item(obj.b, key, node))
+            return self._on_phi(obj, lambda x: self.get_item(x, key, node))
         if isinstance(obj, V.ApiVal):
             return self.api_getitem(obj, key, node)
         raise V.NotUnderstood(f"subscripting a {V.describe(obj)}", node)

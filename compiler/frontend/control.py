@@ -140,6 +140,18 @@ def trip_count(start: E.IntLike, stop: E.IntLike, step: E.IntLike) -> E.IntLike:
     raise V.NotUnderstood("a range whose step is not a known integer")
 
 
+SMALL_TRIP = 16
+
+
+def _builds_lists(body: list) -> bool:
+    for st in body:
+        for n in ast.walk(st):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    n.func.attr in ("append", "extend", "insert"):
+                return True
+    return False
+
+
 class ControlMixin:
     # ------------------------------------------------------------------ if
     def exec_if(self, st: ast.If) -> None:
@@ -334,6 +346,13 @@ class ControlMixin:
         """
         f = self.frame
         trip = trip_count(start, stop, step)
+        if isinstance(trip, int) and trip <= SMALL_TRIP and kind in ("range", "static_range") and \
+                _builds_lists(st.body):
+            # a short Python loop building lists (strides, shapes): unrolled, the lists stay exact
+            for k in range(trip):
+                if self._unrolled_iteration(st, elem(E.lower(E.add(start, E.mul(k, step))))):
+                    return
+            return
         targets = set(_names(st.target))
         assigned = assigned_names(st.body) - targets
         env0 = dict(f.locals)

@@ -36,6 +36,9 @@ class BudgetExceeded(Exception):
     pass
 
 
+_NO_VALUE = object()  # no operand short-circuited a boolean operator
+
+
 class Frame:
     __slots__ = ("func", "module", "locals", "closure", "pc", "returns", "globals_decl", "nonlocal_decl", "name",
                  "owner", "kind")
@@ -305,20 +308,22 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
                 results.append((True, v, t))
                 continue
             results.append((False, v, t))
-        return self._fold_boolop(is_and, results, None)
+        return self._fold_boolop(is_and, results, _NO_VALUE)
 
     def _fold_boolop(self, is_and: bool, results: list, last: Any) -> Any:
-        """Combine `a and b and ...` where some operands are symbolic."""
+        """Combine `a and b and ...` where some operands are symbolic (`last`: the operand that decided the
+        result by short-circuiting, or _NO_VALUE)."""
         sym = [r for r in results if not r[0]]
         if not sym:
-            return last if last is not None else (results[-1][1] if results else last)
-        if all(isinstance(r[1], (bool, E.BExpr)) for r in sym) and (last is None or isinstance(last, (bool, E.BExpr))):
-            parts = [r[2] for r in sym] + ([self.as_bexpr(last)] if last is not None else [])
+            return last if last is not _NO_VALUE else (results[-1][1] if results else None)
+        if all(isinstance(r[1], (bool, E.BExpr)) for r in sym) and (
+                last is _NO_VALUE or isinstance(last, (bool, E.BExpr))):
+            parts = [r[2] for r in sym] + ([self.as_bexpr(last)] if last is not _NO_VALUE else [])
             parts = [E.bconst(p) if isinstance(p, bool) else p for p in parts]
             r = E.band(*parts) if is_and else E.bor(*parts)
             return r.value if isinstance(r, E.BConst) else r
         # value-returning `x or default` on a symbolic truth: merge
-        out = last if last is not None else results[-1][1]
+        out = last if last is not _NO_VALUE else results[-1][1]
         for _known, v, t in reversed(sym):
             c = t if isinstance(t, E.BExpr) else E.bconst(t)
             out = self.merge(E.bnot(c) if is_and else c, v, out)

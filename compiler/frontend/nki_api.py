@@ -123,9 +123,15 @@ class NkiMixin:
             return self._wrap_kernel(fn, args, kwargs, node)
         if path in ("simulate_kernel", "nki_call"):
             return self._launch_call(fn, args, kwargs, node)
-        if path in ("FrameworkKernel", "nki_op") or path.startswith("typing") or path.startswith("collectives"):
-            if path.startswith("collectives") and self.kb is not None:
-                raise V.NotUnderstood(f"nki.{path} (collectives) is not modelled", node)
+        if path.startswith("collectives.") and self.kb is not None and spec.find(path) is None:
+            if name == "ReplicaGroup":
+                return V.Unknown("a replica group")
+            if name in ("rank_id", "collective_permute_implicit_current_processing_rank_id"):
+                # a rank id only known at run time: a register (offsets computed from it are NKI102's)
+                return V.Register(self.fresh_int(f"{name}()", "register"), None)
+            raise V.NotUnderstood(f"nki.{path} (collectives) is not modelled", node)
+        if path in ("FrameworkKernel", "nki_op") or path.startswith("typing") or (
+                path.startswith("collectives") and spec.find(path) is None):
             return V.Unknown(f"nki.{path}")
         if path.startswith("isa.") and path.count(".") == 1 and name in ISA_ENUMS:
             return V.ApiVal(f"isa.{name}.{args[0]}" if args and isinstance(args[0], str) else path, fn.dialect)
@@ -576,8 +582,14 @@ class NkiMixin:
         if isinstance(v, V.TensorVal):
             return [v]
         if op.is_list and isinstance(v, (tuple, V.PyList)):
-            items = self.iterate_known(v, node)
-            tvs = [x for x in items if isinstance(x, V.TensorVal)]
+            tvs: list = []
+            stack = list(self.iterate_known(v, node))
+            while stack:  # lists of lists (per channel) flattened
+                x = stack.pop(0)
+                if isinstance(x, V.TensorVal):
+                    tvs.append(x)
+                elif isinstance(x, (tuple, V.PyList)):
+                    stack[:0] = list(self.iterate_known(x, node))
             return tvs
         if isinstance(v, (int, float, bool, E.Expr, V.SymFloat)) and op.scalar_ok:
             return None

@@ -6,11 +6,11 @@ Look instructions up by qualified name: `lookup("isa.nc_matmul")`,
 
 from __future__ import annotations
 
-from . import dtypes, isa, language, targets
+from . import collectives, dtypes, isa, language, targets
 from .schema import MISSING, Binding, Instruction, Operand, Result, Rule, Signature, evaluate
 from .targets import DEFAULT_TARGET, TARGETS, Target, get_target
 
-_TABLE = {ins.qualname: ins for ins in isa.INSTRUCTIONS + language.INSTRUCTIONS}
+_TABLE = {ins.qualname: ins for ins in isa.INSTRUCTIONS + language.INSTRUCTIONS + collectives.INSTRUCTIONS}
 
 
 def lookup(qualname: str) -> Instruction:
