@@ -1,0 +1,93 @@
+"""The result cache (.nki_verify_cache/) and the worker processes (`--jobs`)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from nki_verify.cache import Cache, diagnostic_from_json, diagnostic_to_json
+from nki_verify.diagnostics import Diagnostic, Fix, Location, Note, TextEdit
+from nki_verify.options import Options
+from nki_verify.report import FileResult
+from nki_verify.runner import Job, run_jobs
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+KERNELS = os.path.join(HERE, "kernels")
+PKG = os.path.join(KERNELS, "pkg_two_modules")
+
+
+def test_diagnostics_round_trip_through_json() -> None:
+    loc = Location("/k.py", 3, 5, 3, 9)
+    d = Diagnostic("NKI401", "error", "m", loc, "k", (("i_1", 0), ("a.shape[0]", 128)), "assert x",
+                   (Note(Location("/k.py", 1, 1, 1, 4), "the loop"),),
+                   (Fix("use range", (TextEdit(loc, "range"),)),))
+    back = diagnostic_from_json(json.loads(json.dumps(diagnostic_to_json(d))))
+    assert back == d
+
+
+def test_cache_directory_is_tagged_and_ignored(tmp_path) -> None:
+    cache = Cache(str(tmp_path / ".nki_verify_cache"))
+    key = cache.key("/k.py", "text", Options().cache_key())
+    cache.put(key, FileResult("/k.py", [], 1), [])
+    d = tmp_path / ".nki_verify_cache"
+    assert (d / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert (d / ".gitignore").read_text().splitlines()[-1] == "*"
+    hit = cache.get(key)
+    assert hit is not None and hit.cached and hit.kernels == 1
+
+
+def test_key_covers_contents_path_and_options(tmp_path) -> None:
+    cache = Cache(str(tmp_path))
+    base = cache.key("/k.py", "text", Options().cache_key())
+    assert base == cache.key("/k.py", "text", Options().cache_key())
+    assert base != cache.key("/k.py", "text2", Options().cache_key())
+    assert base != cache.key("/j.py", "text", Options().cache_key())
+    assert base != cache.key("/k.py", "text", Options(target="trn1").cache_key())
+
+
+def test_an_entry_is_stale_once_an_imported_module_changes(tmp_path) -> None:
+    dep = tmp_path / "helper.py"
+    dep.write_text("ROWS = 128\n")
+    cache = Cache(str(tmp_path / "c"))
+    cache.put("k" * 64, FileResult("/k.py", [], 1), ["/k.py", str(dep)])
+    assert cache.get("k" * 64) is not None
+    dep.write_text("ROWS = 256\n")
+    assert cache.get("k" * 64) is None
+
+
+def test_undecided_results_are_not_cached(tmp_path) -> None:
+    cache = Cache(str(tmp_path))
+    undecided = Diagnostic("NKI901", "warning", "undecided", Location("/k.py", 1, 1, 1, 2))
+    cache.put("u" * 64, FileResult("/k.py", [undecided], 1), [])
+    assert cache.get("u" * 64) is None
+
+
+def test_entries_of_other_verifier_versions_are_pruned(tmp_path) -> None:
+    stale = tmp_path / "0123456789abcdef"
+    stale.mkdir()
+    (tmp_path / "keep-me").mkdir()
+    cache = Cache(str(tmp_path))
+    cache.put("a" * 64, FileResult("/k.py", [], 0), [])
+    assert not stale.exists() and (tmp_path / "keep-me").exists()
+
+
+def _jobs(paths: list) -> list:
+    return [Job(p, open(p, encoding="utf-8").read(), Options()) for p in paths]
+
+
+def _findings(results: list) -> list:
+    # which counterexample the solver picks may depend on what the process analysed before (symbol numbering)
+    return [[(d.code, d.severity, d.location) for d in r.diagnostics] for r in results]
+
+
+def test_worker_processes_give_the_results_of_one_process(tmp_path) -> None:
+    paths = [os.path.join(KERNELS, n) for n in ("b1_dependencies.py", "b2_memory.py", "b2_tail_tiles.py")]
+    one = run_jobs(_jobs(paths), 1, None, progress=False)
+    two = run_jobs(_jobs(paths), 2, None, progress=False)
+    assert _findings(one) == _findings(two) and any(r.diagnostics for r in one)
+    assert [r.path for r in two] == paths
+    cache = Cache(str(tmp_path))
+    cold = run_jobs(_jobs(paths), 2, cache, progress=False)
+    warm = run_jobs(_jobs(paths), 2, cache, progress=False)
+    assert [r.diagnostics for r in warm] == [r.diagnostics for r in cold] and all(r.cached for r in warm)
