@@ -12,13 +12,16 @@ Writes are atomic (a temporary file renamed into place), so concurrent runs neve
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+from typing import Mapping
 
 from .diagnostics import Diagnostic, Fix, Location, Note, TextEdit
+from .options import Options
 from .report import FileResult
 
 DIRNAME = ".nki_verify_cache"
@@ -45,6 +48,26 @@ def code_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
+# Options fields that do not change a file's result here: editor buffers (the CLI has none) and which options
+# were given on the command line (already merged with the configuration)
+_NOT_IN_KEY = ("overlays", "reader", "explicit")
+
+
+def options_key(options: Options) -> str:
+    """Every option that can change a result, in a canonical form (new Options fields are included by default)."""
+    def canon(v: object) -> object:
+        if isinstance(v, Mapping):
+            return tuple(sorted((str(k), canon(x)) for k, x in v.items()))
+        if isinstance(v, (tuple, list)):
+            return tuple(canon(x) for x in v)
+        if isinstance(v, (set, frozenset)):
+            return tuple(sorted(repr(canon(x)) for x in v))
+        return v
+
+    return repr(tuple((f.name, canon(getattr(options, f.name))) for f in dataclasses.fields(options)
+                      if f.name not in _NOT_IN_KEY))
+
+
 def file_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -65,9 +88,9 @@ class Cache:
         self.hits = 0
         self.misses = 0
 
-    def key(self, path: str, text: str, options_key: tuple) -> str:
+    def key(self, path: str, text: str, options: Options) -> str:
         h = hashlib.sha256()
-        for part in (self.fingerprint, os.path.abspath(path), file_hash(text), repr(options_key)):
+        for part in (self.fingerprint, os.path.abspath(path), file_hash(text), options_key(options)):
             h.update(part.encode("utf-8", "surrogatepass"))
             h.update(b"\0")
         return h.hexdigest()

@@ -49,7 +49,7 @@ def run_jobs(jobs: list, workers: int, cache: Cache | None, progress: bool) -> l
     todo = []
     for i, job in enumerate(jobs):
         if cache is not None:
-            keys[i] = cache.key(job.path, job.text, job.options.cache_key())
+            keys[i] = cache.key(job.path, job.text, job.options)
             hit = cache.get(keys[i])
             if hit is not None:
                 results[i] = hit

@@ -28,7 +28,7 @@ def test_diagnostics_round_trip_through_json() -> None:
 
 def test_cache_directory_is_tagged_and_ignored(tmp_path) -> None:
     cache = Cache(str(tmp_path / ".nki_verify_cache"))
-    key = cache.key("/k.py", "text", Options().cache_key())
+    key = cache.key("/k.py", "text", Options())
     cache.put(key, FileResult("/k.py", [], 1), [])
     d = tmp_path / ".nki_verify_cache"
     assert (d / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
@@ -39,11 +39,16 @@ def test_cache_directory_is_tagged_and_ignored(tmp_path) -> None:
 
 def test_key_covers_contents_path_and_options(tmp_path) -> None:
     cache = Cache(str(tmp_path))
-    base = cache.key("/k.py", "text", Options().cache_key())
-    assert base == cache.key("/k.py", "text", Options().cache_key())
-    assert base != cache.key("/k.py", "text2", Options().cache_key())
-    assert base != cache.key("/j.py", "text", Options().cache_key())
-    assert base != cache.key("/k.py", "text", Options(target="trn1").cache_key())
+    base = cache.key("/k.py", "text", Options())
+    assert base == cache.key("/k.py", "text", Options(explicit=frozenset({"target"})))
+    assert base != cache.key("/k.py", "text2", Options())
+    assert base != cache.key("/j.py", "text", Options())
+    assert base != cache.key("/k.py", "text", Options(target="trn1"))
+    # an explicit --target turns NKI503 warnings into errors: the same target, another result
+    assert base != cache.key("/k.py", "text", Options(target_explicit=True))
+    shapes = {"k": {"a": ((128, 512), None), "b": ((128, 512), "float32")}}
+    reordered = {"k": dict(reversed(list(shapes["k"].items())))}
+    assert cache.key("/k.py", "t", Options(shapes=shapes)) == cache.key("/k.py", "t", Options(shapes=reordered))
 
 
 def test_an_entry_is_stale_once_an_imported_module_changes(tmp_path) -> None:
