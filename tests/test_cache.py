@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 
 from nki_verify.cache import Cache, diagnostic_from_json, diagnostic_to_json
 from nki_verify.diagnostics import Diagnostic, Fix, Location, Note, TextEdit
@@ -96,3 +98,39 @@ def test_worker_processes_give_the_results_of_one_process(tmp_path) -> None:
     cold = run_jobs(_jobs(paths), 2, cache, progress=False)
     warm = run_jobs(_jobs(paths), 2, cache, progress=False)
     assert [r.diagnostics for r in warm] == [r.diagnostics for r in cold] and all(r.cached for r in warm)
+
+
+# ----------------------------------------------------------------------------- through the CLI
+
+
+def _cli(*args: str, cwd: str = ROOT, **env: str) -> subprocess.CompletedProcess:
+    from .cli_run import run
+
+    return run(*args, cwd=cwd, **env)
+
+
+def test_cli_cache_at_the_project_root_gives_the_same_report(tmp_path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(PKG, project / "kernels")
+    (project / "pyproject.toml").write_text("[tool.nki-verify]\ntarget = \"trn2\"\n")
+    sub = project / "kernels"
+    env = {"NKI_VERIFY_CACHE_DIR": ""}
+    cold = _cli("--output-format", "json", "--jobs", "2", ".", cwd=str(sub), **env)
+    cache = project / ".nki_verify_cache"
+    assert (cache / "CACHEDIR.TAG").is_file() and (cache / ".gitignore").is_file()
+    warm = _cli("--output-format", "json", ".", cwd=str(sub), **env)
+    strip = lambda p: {**json.loads(p.stdout), "summary": None}  # noqa: E731 - the seconds differ
+    assert strip(cold) == strip(warm) and json.loads(warm.stdout)["diagnostics"]
+    # editing the imported module invalidates the importer's entry
+    tiles = sub / "tiles.py"
+    tiles.write_text(tiles.read_text().replace("+ 1:(row + 1) * TILE_P + 1", ":(row + 1) * TILE_P"))
+    edited = _cli("--output-format", "json", ".", cwd=str(sub), **env)
+    assert json.loads(edited.stdout)["diagnostics"] == []
+
+
+def test_no_cache_writes_nothing(tmp_path) -> None:
+    shutil.copy(os.path.join(KERNELS, "b1_dependencies.py"), tmp_path / "k.py")
+    p = _cli("--no-cache", "k.py", cwd=str(tmp_path), NKI_VERIFY_CACHE_DIR="")
+    assert p.returncode == 1 and sorted(os.listdir(tmp_path)) == ["k.py"]
+    p = _cli("--cache-dir", str(tmp_path / "c"), "k.py", cwd=str(tmp_path))
+    assert p.returncode == 1 and (tmp_path / "c" / "CACHEDIR.TAG").is_file()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
 
 from nki_verify import analyze_source
 from nki_verify.diagnostics import Diagnostic, Fix, Location, TextEdit
@@ -92,3 +95,60 @@ def test_verifier_fixes_for_nki401_and_nki403_remove_their_findings() -> None:
         new, n = apply_fixes(text, by_file[path])
         assert n >= 1
         assert not [d for d in analyze_source(new, path).diagnostics if d.code == code], name
+
+
+# ----------------------------------------------------------------------------- through the CLI
+
+
+def _project(tmp_path) -> dict:
+    """A throwaway project with kernels that carry fixes (NKI401, NKI403, NKI903) and one that does not parse."""
+    files = {}
+    for name in ("b1_dependencies.py", "b2_dependencies.py", "suppressions.py", "syntax_error.py"):
+        shutil.copy(os.path.join(KERNELS, name), tmp_path / name)
+        files[name] = (tmp_path / name).read_bytes()
+    return files
+
+
+def _cli(*args: str, cwd) -> subprocess.CompletedProcess:
+    from .cli_run import run
+
+    return run("--no-cache", *args, cwd=str(cwd))
+
+
+def test_diff_shows_the_fixes_and_changes_nothing(tmp_path) -> None:
+    before = _project(tmp_path)
+    p = _cli("--diff", ".", cwd=tmp_path)
+    assert p.returncode == 1, p.stderr
+    assert "--- a/b1_dependencies.py\n+++ b/b1_dependencies.py\n" in p.stdout
+    assert "-    for i in nl.affine_range(4):\n+    for i in nl.sequential_range(4):\n" in p.stdout
+    assert "+        add_buf = nl.ndarray(shape=(128, 512), dtype=inp.dtype, buffer=nl.sbuf)\n" in p.stdout
+    assert "-    nisa.dma_copy(dst=t, src=a)  # nki-verify: ignore[NKI101]  # expect: NKI903 warning\n" in p.stdout
+    assert "syntax_error.py" not in p.stdout
+    assert "Would fix 6 problems in 3 files." in p.stderr
+    assert {n: (tmp_path / n).read_bytes() for n in before} == before
+
+
+def test_fix_applies_reports_what_remains_and_is_idempotent(tmp_path) -> None:
+    before = _project(tmp_path)
+    p = _cli("--fix", "--output-format", "json", ".", cwd=tmp_path)
+    doc = json.loads(p.stdout)
+    assert doc["summary"]["fixed"] == 6
+    assert {d["code"] for d in doc["diagnostics"]} == {"NKI999"}  # all that is left: the file that does not parse
+    assert p.returncode == 1
+    b1 = (tmp_path / "b1_dependencies.py").read_text()
+    assert b1.count("nl.affine_range") == 1 and b1.count("nl.sequential_range") == 3  # the `+=` loop stays
+    supp = (tmp_path / "suppressions.py").read_text()
+    assert "    nisa.dma_copy(dst=t, src=a)  # expect: NKI903 warning\n" in supp  # the unused suppression went
+    assert supp.count("# nki-verify: ignore[NKI101]") == 2  # the used ones stay
+    assert (tmp_path / "syntax_error.py").read_bytes() == before["syntax_error.py"]
+    after = {n: (tmp_path / n).read_bytes() for n in before}
+    again = _cli("--fix", ".", cwd=tmp_path)
+    assert {n: (tmp_path / n).read_bytes() for n in before} == after
+    assert "Fixed" not in again.stdout
+    assert _cli("--diff", ".", cwd=tmp_path).returncode == 0
+
+
+def test_deleting_between_blanks_keeps_one_run_of_blanks() -> None:
+    text = "f(x)  # nki-verify: ignore[NKI101]  # a note\n"
+    out, _ = apply_fixes(text, [Fix("rm", (edit(1, 7, 1, 35, ""),))])
+    assert out == "f(x)  # a note\n"

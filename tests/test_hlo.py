@@ -3,6 +3,7 @@ seed: JAX's one-line custom-call with nki_call metadata, torch-neuronx's multi-l
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -57,3 +58,49 @@ def test_a_file_without_kernel_calls_is_an_error(tmp_path) -> None:
     p.write_text("HloModule m\nENTRY %e (p: f32[2]) -> f32[2] {\n ROOT %p = f32[2]{0} parameter(0)\n}\n")
     with pytest.raises(hlo.HloError, match="AwsNeuronCustomNativeKernel"):
         hlo.read(str(p))
+
+
+# ----------------------------------------------------------------------------- through the CLI
+
+
+def _json(*args: str) -> tuple:
+    from .cli_run import run
+
+    p = run("--no-cache", "--output-format", "json", *args)
+    return p, (json.loads(p.stdout) if p.stdout else None)
+
+
+def test_jax_dump_verifies_the_named_kernel_at_each_calls_shapes_and_grid() -> None:
+    p, doc = _json("--hlo", JAX, DATA)
+    assert p.returncode == 1, p.stderr
+    diags = doc["diagnostics"]
+    # custom-call.0 ([256, 1024], grid 2x2) is in bounds; custom-call.1 ([128, 1024], grid 2x2) is not
+    assert [(d["code"], d["severity"], d["line"]) for d in diags] == [("NKI101", "error", n) for n in (14, 15, 17)]
+    assert {d["counterexample"]["program_id(0)"] for d in diags} == {1}
+    for d in diags:
+        (hlo_note,) = [r for r in d["related"] if r["path"] == JAX]
+        assert hlo_note["line"] == 10 and "%custom-call.1(float32[128,1024], float32[128,1024]), grid (2, 2)" in \
+            hlo_note["message"]
+    assert doc["summary"]["kernels"] == 2  # one kernel, analysed at two shapes
+
+
+def test_torch_dump_without_a_name_uses_the_kernel_whose_signature_fits() -> None:
+    p, doc = _json("--hlo", TORCH, SCALE)
+    assert p.returncode == 1, p.stderr
+    assert [(d["code"], d["line"]) for d in doc["diagnostics"]] == [("NKI101", 14), ("NKI101", 16)]
+    assert "(size 200)" in doc["diagnostics"][0]["message"]
+
+
+def test_torch_dump_with_several_fitting_kernels_needs_kernel() -> None:
+    p, _ = _json("--hlo", TORCH, DATA)
+    assert p.returncode == 2 and "choose with --kernel" in p.stderr and "scale_rows" in p.stderr
+    p, doc = _json("--hlo", TORCH, "--kernel", "scale_rows", DATA)
+    assert p.returncode == 1 and {d["kernel"] for d in doc["diagnostics"]} == {"scale_rows"}
+
+
+def test_hlo_calling_kernels_that_are_not_there(tmp_path) -> None:
+    p, _ = _json("--hlo", JAX, SCALE)
+    assert p.returncode == 2 and "no kernel in the given files takes" in p.stderr
+    assert "none of the HLO custom-calls calls a kernel" in p.stderr
+    p, _ = _json("--hlo", str(tmp_path / "missing.hlo.txt"), SCALE)
+    assert p.returncode == 2 and "cannot read" in p.stderr
