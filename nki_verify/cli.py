@@ -58,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     irp = sub.add_parser("ir", help="print the kernel IR the verifier understood")
     _common(irp)
     irp.add_argument("paths", nargs="+")
+    mp = sub.add_parser("map", help="draw a kernel's SBUF and PSUM occupancy over program order (SVG or PNG)")
+    _common(mp)
+    mp.add_argument("path", help="the kernel's file")
+    mp.add_argument("-o", "--output", metavar="FILE", default=None,
+                    help="write the picture to FILE (.svg, or .png with the optional cairosvg); default: SVG on "
+                         "standard output")
     rule = sub.add_parser("rule", help="print the documentation of a rule")
     rule.add_argument("code", nargs="?", help="e.g. NKI101 (omit to list all rules)")
     # listed for --help; their own parsers live in lsp/ and device/
@@ -495,6 +501,43 @@ def cmd_ir(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_map(args: argparse.Namespace) -> int:
+    from . import mapview
+
+    options = _options(args)
+    path = collect_files([args.path])[0]
+    opts = Configs(args).for_path(path).options(options, path)
+    res = analyze_source(read_source(path), os.path.abspath(path), opts)
+    if not res.ir:
+        names = ", ".join(args.kernel) if args.kernel else "any kernel"
+        raise UsageError(f"{path}: found no {names} to map" + _why(res))
+    names = sorted({k.name for k in res.ir})
+    if len(names) > 1:
+        raise UsageError(f"{path} has several kernels ({', '.join(names)}): choose one with --kernel")
+    svg = mapview.render_svg(mapview.build(res.ir[0], res.diagnostics, opts.solver_timeout_ms))
+    out = args.output
+    if out and out.lower().endswith(".png"):
+        try:
+            mapview.render_png(svg, out)
+        except (ImportError, OSError) as exc:  # no cairosvg, or no cairo library under it
+            raise UsageError(f"PNG output needs cairosvg and the cairo library ({exc}): pip install "
+                             "'nki-verify[png]', or write .svg") from None
+    elif out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(svg)
+    else:
+        sys.stdout.write(svg)
+    if out and len({k.context for k in res.ir}) > 1:
+        sys.stderr.write(f"nki-verify: note: {names[0]} has several launch contexts; mapped: {res.ir[0].context} "
+                         "(fix one with --shape)\n")
+    return 0
+
+
+def _why(res) -> str:
+    bad = [d for d in res.diagnostics if d.code in ("NKI999", "NKI902")]
+    return f" ({bad[0].code}: {bad[0].message})" if bad else ""
+
+
 def cmd_rule(args: argparse.Namespace) -> int:
     if not args.code:
         for code, r in sorted(rules.RULES.items()):
@@ -535,7 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return {"check": cmd_check, "ir": cmd_ir, "rule": cmd_rule}[args.command](args)
+        return {"check": cmd_check, "ir": cmd_ir, "rule": cmd_rule, "map": cmd_map}[args.command](args)
     except UsageError as exc:
         sys.stderr.write(f"nki-verify: error: {exc}\n")
         return 2
