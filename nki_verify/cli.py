@@ -273,6 +273,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     configs = Configs(args)
     files = [f for f in collect_files(args.paths)
              if f in args.paths or not configs.for_path(f).is_excluded(f)]
+    files = list({os.path.abspath(f): f for f in files}.values())  # a file named twice is analysed once
     t0 = time.perf_counter()
     jobs, tags = _jobs(files, options, configs, args)
     workers = args.jobs or default_jobs()
@@ -315,13 +316,17 @@ def _jobs(files: list, options: Options, configs: Configs, args: argparse.Namesp
             raise UsageError(str(exc)) from None
     sources = {f: read_source(f) for f in files}
     kernels = {f: _kernel_params(f, text, configs.for_path(f).options(options, f)) for f, text in sources.items()}
-    jobs, tags = [], []
+    jobs, tags, seen = [], [], set()
     for h, call in calls:
         matches = _hlo_matches(call, kernels, args.kernel)
         if not matches:
             sys.stderr.write(f"nki-verify: warning: {h}:{call.line}: no kernel in the given files takes "
                              f"{call.describe()}{' (' + call.kernel + ')' if call.kernel else ''}\n")
         for f, name, shapes in matches:
+            key = (os.path.abspath(f), name, tuple(sorted(shapes.items())), call.grid)
+            if key in seen:
+                continue  # the same kernel called again at the same shapes: verified once
+            seen.add(key)
             base = configs.for_path(f).options(options, f)
             grids = {name: call.grid} if call.grid else {}
             opts = dataclasses.replace(base, shapes={name: shapes}, grids=grids, kernels=(name,),
@@ -422,7 +427,7 @@ def _show_diff(outcome: fixes.Outcome, args: argparse.Namespace) -> int:
         n = len(outcome.fixed)
         sys.stderr.write(f"Would fix {outcome.applied} problem{'s' if outcome.applied != 1 else ''} "
                          f"in {n} file{'s' if n != 1 else ''}.\n" if outcome.fixed else "No fixes to apply.\n")
-    return 1 if outcome.fixed else 0
+    return 1 if outcome.fixed and not (args.exit_zero or args.fail_on == "never") else 0
 
 
 def _write_fixes(outcome: fixes.Outcome) -> int:

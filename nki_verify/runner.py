@@ -19,6 +19,11 @@ from .cache import Cache
 from .options import Options
 from .report import FileResult
 
+BATCH = 16  # files per worker task at most
+# A worker costs a process start (a fork of a server that has imported the verifier and z3) and a file
+# takes milliseconds: a run with fewer misses than this per worker uses fewer workers, or none.
+MIN_FILES_PER_WORKER = 16
+
 
 @dataclass(frozen=True)
 class Job:
@@ -35,6 +40,12 @@ def analyse(job: Job) -> tuple[FileResult, list]:
     return result, list(res.read_paths)
 
 
+def analyse_batch(jobs: list) -> list:
+    """Several files in one worker task: a file takes milliseconds, so one task each would cost more in
+    messages between processes than in analysis."""
+    return [analyse(job) for job in jobs]
+
+
 def default_jobs() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -42,7 +53,8 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def run_jobs(jobs: list, workers: int, cache: Cache | None, progress: bool) -> list:
+def run_jobs(jobs: list, workers: int, cache: Cache | None, progress: bool,
+             min_per_worker: int = MIN_FILES_PER_WORKER) -> list:
     """FileResults in the order of `jobs`."""
     results: list = [None] * len(jobs)
     keys: list = [None] * len(jobs)
@@ -64,7 +76,7 @@ def run_jobs(jobs: list, workers: int, cache: Cache | None, progress: bool) -> l
         bar.update(1)
 
     try:
-        _execute([jobs[i] for i in todo], todo, min(workers, len(todo)), done)
+        _execute([jobs[i] for i in todo], todo, min(workers, -(-len(todo) // min_per_worker)), done)
     finally:
         bar.close()
     return results
@@ -75,10 +87,13 @@ def _execute(jobs: list, indices: list, workers: int, done: Callable) -> None:
         for i, job in zip(indices, jobs):
             done(i, *analyse(job))
         return
+    size = max(1, min(BATCH, len(jobs) // (workers * 4)))  # small enough to balance the workers' load
+    batches = [(indices[k:k + size], jobs[k:k + size]) for k in range(0, len(jobs), size)]
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-        futures = {pool.submit(analyse, job): i for i, job in zip(indices, jobs)}
+        futures = {pool.submit(analyse_batch, batch): idx for idx, batch in batches}
         for fut in as_completed(futures):
-            done(futures[fut], *fut.result())
+            for i, (result, read_paths) in zip(futures[fut], fut.result()):
+                done(i, result, read_paths)
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -86,7 +101,7 @@ def _context() -> multiprocessing.context.BaseContext:
     (fast start, and no fork of a process that has threads); spawn elsewhere."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["nki_verify.api"])
+        ctx.set_forkserver_preload(["nki_verify.api", "z3"])
         return ctx
     return multiprocessing.get_context("spawn")
 

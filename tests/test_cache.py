@@ -91,12 +91,12 @@ def _findings(results: list) -> list:
 def test_worker_processes_give_the_results_of_one_process(tmp_path) -> None:
     paths = [os.path.join(KERNELS, n) for n in ("b1_dependencies.py", "b2_memory.py", "b2_tail_tiles.py")]
     one = run_jobs(_jobs(paths), 1, None, progress=False)
-    two = run_jobs(_jobs(paths), 2, None, progress=False)
+    two = run_jobs(_jobs(paths), 2, None, progress=False, min_per_worker=1)
     assert _findings(one) == _findings(two) and any(r.diagnostics for r in one)
     assert [r.path for r in two] == paths
     cache = Cache(str(tmp_path))
-    cold = run_jobs(_jobs(paths), 2, cache, progress=False)
-    warm = run_jobs(_jobs(paths), 2, cache, progress=False)
+    cold = run_jobs(_jobs(paths), 2, cache, progress=False, min_per_worker=1)
+    warm = run_jobs(_jobs(paths), 2, cache, progress=False, min_per_worker=1)
     assert [r.diagnostics for r in warm] == [r.diagnostics for r in cold] and all(r.cached for r in warm)
 
 

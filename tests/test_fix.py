@@ -126,6 +126,7 @@ def test_diff_shows_the_fixes_and_changes_nothing(tmp_path) -> None:
     assert "syntax_error.py" not in p.stdout
     assert "Would fix 6 problems in 3 files." in p.stderr
     assert {n: (tmp_path / n).read_bytes() for n in before} == before
+    assert _cli("--diff", "--exit-zero", ".", cwd=tmp_path).returncode == 0
 
 
 def test_fix_applies_reports_what_remains_and_is_idempotent(tmp_path) -> None:

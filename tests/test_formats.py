@@ -196,3 +196,8 @@ def test_junit_xml() -> None:
     assert case.get("name") == "NKI101 tensor_add_bug:19:41" and failure.get("type") == "NKI101 error"
     assert "counterexample: a.shape[0] = 128" in failure.text
     assert suites[1].find("testcase").find("failure") is None
+
+
+def test_a_file_named_twice_is_analysed_once() -> None:
+    doc = json.loads(run("--output-format", "json", BAD, BAD, os.path.dirname(BAD)).stdout)
+    assert doc["summary"]["files"] == 3 and doc["summary"]["errors"] == 3  # examples/ holds three files

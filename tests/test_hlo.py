@@ -104,3 +104,15 @@ def test_hlo_calling_kernels_that_are_not_there(tmp_path) -> None:
     assert "none of the HLO custom-calls calls a kernel" in p.stderr
     p, _ = _json("--hlo", str(tmp_path / "missing.hlo.txt"), SCALE)
     assert p.returncode == 2 and "cannot read" in p.stderr
+
+
+def test_a_kernel_called_again_at_the_same_shapes_is_verified_once(tmp_path) -> None:
+    text = open(JAX, encoding="utf-8").read()
+    twice = text.replace("%custom-call.1 = f32[128,1024]{1,0} custom-call(f32[128,1024]{1,0} %Arg_2.3, "
+                         "f32[128,1024]{1,0} %Arg_2.3)", "%custom-call.1 = f32[256,1024]{1,0} custom-call("
+                         "f32[256,1024]{1,0} %Arg_0.1, f32[256,1024]{1,0} %Arg_1.2)")
+    assert twice != text
+    dump = tmp_path / "twice.hlo.txt"
+    dump.write_text(twice)
+    p, doc = _json("--hlo", str(dump), ADD)
+    assert p.returncode == 0 and doc["summary"]["kernels"] == 1 and doc["diagnostics"] == []
