@@ -153,3 +153,19 @@ def test_deleting_between_blanks_keeps_one_run_of_blanks() -> None:
     text = "f(x)  # nki-verify: ignore[NKI101]  # a note\n"
     out, _ = apply_fixes(text, [Fix("rm", (edit(1, 7, 1, 35, ""),))])
     assert out == "f(x)  # a note\n"
+
+
+def test_fix_follows_the_configuration_and_suppressions(tmp_path) -> None:
+    """Only reported findings are fixed: a code the project ignores, or a suppressed finding, keeps its code."""
+    shutil.copy(os.path.join(KERNELS, "b2_dependencies.py"), tmp_path / "k.py")
+    (tmp_path / "pyproject.toml").write_text('[tool.nki-verify]\nignore = ["NKI403"]\n')
+    p = _cli("--diff", ".", cwd=tmp_path)
+    assert p.returncode == 1 and "+    for i in range(8):\n" in p.stdout and "add_buf" not in p.stdout
+    text = (tmp_path / "k.py").read_text()
+    suppressed = "data2=t, op=nl.add)  # nki-verify: ignore[NKI401]"
+    (tmp_path / "k.py").write_text(text.replace("data2=t, op=nl.add)  # expect: NKI401 warning", suppressed))
+    _cli("--fix", ".", cwd=tmp_path)
+    fixed = (tmp_path / "k.py").read_text()
+    assert suppressed in fixed and fixed.count("for i in nl.affine_range(8):") == 3  # suppressed: not fixed
+    assert "for i in range(P // 128 - 1):" in fixed and "add_buf = nl.ndarray(shape=(128, 512), dtype=inp.dtype, " \
+        "buffer=nl.sbuf)  # expect: NKI403 warning" in fixed  # ignored by the configuration: not fixed
