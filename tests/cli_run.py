@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,6 +16,7 @@ GOOD = os.path.join(ROOT, "examples", "tensor_add.py")
 BAD = os.path.join(ROOT, "examples", "tensor_add_bug.py")
 # one cache for the session's CLI runs, outside the checkout
 CACHE_DIR = tempfile.mkdtemp(prefix="nki-verify-test-cache-")
+atexit.register(shutil.rmtree, CACHE_DIR, True)
 
 
 def env(**extra: str) -> dict:
