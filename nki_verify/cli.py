@@ -1,12 +1,13 @@
-"""Command line: `nki-verify [check] PATH...`, `nki-verify ir PATH`, `nki-verify rule CODE`.
+"""Command line: `nki-verify [check] PATH...`, `nki-verify ir PATH`, `nki-verify rule CODE`, `nki-verify map PATH`.
 
-Exit codes: 0 no errors, 1 errors found, 2 usage error or a file that cannot be read.
-The contract is documented in docs/cli.md.
+Exit codes: 0 no errors (or nothing at the --fail-on level), 1 findings at that level, 2 usage error or a file
+that cannot be read.  The contract is documented in docs/cli.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import sys
@@ -15,15 +16,20 @@ from typing import Sequence
 
 from compiler.spec.targets import ALIASES, TARGETS
 
-from . import rules
+from . import fixes, hlo, rules
 from .api import analyze_source
-from .config import Config, ConfigError, find_config, load_config
-from .diagnostics import ERROR
+from .cache import DIRNAME as CACHE_DIRNAME
+from .cache import Cache
+from .config import Config, ConfigError, find_config, find_config_file, load_config
+from .diagnostics import ERROR, SEVERITY_RANK, WARNING, Location, Note
 from .options import Options
-from .report import json_report
-from .report.text import SourceCache, format_diagnostic, summary, use_color
+from .report import FileResult, Run, github, json_report, junit, sarif, statistics
+from .report.text import SourceCache, display_path, format_diagnostic, statistics_table, summary, use_color
+from .runner import Job, default_jobs, run_jobs
 
-COMMANDS = ("check", "ir", "rule", "lsp", "run")
+COMMANDS = ("check", "ir", "rule", "map", "lsp", "run")
+FORMATS = ("text", "json", "sarif", "github", "junit")
+FAIL_ON = {"error": SEVERITY_RANK[ERROR], "warning": SEVERITY_RANK[WARNING], "never": None}
 # subcommands that live in other packages (lazy imports: the verifier never needs them)
 DELEGATED = {"lsp": ("lsp.__main__", "main"), "run": ("device.cli", "main")}
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".tox", ".mypy_cache",
@@ -48,10 +54,16 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="verify kernels (the default command)")
     _common(check)
     check.add_argument("paths", nargs="+", help="files or directories (directories recurse over .py files)")
-    check.add_argument("--output-format", choices=("text", "json"), default="text")
+    _check_options(check)
     irp = sub.add_parser("ir", help="print the kernel IR the verifier understood")
     _common(irp)
     irp.add_argument("paths", nargs="+")
+    mp = sub.add_parser("map", help="draw a kernel's SBUF and PSUM occupancy over program order (SVG or PNG)")
+    _common(mp)
+    mp.add_argument("path", help="the kernel's file")
+    mp.add_argument("-o", "--output", metavar="FILE", default=None,
+                    help="write the picture to FILE (.svg, or .png with the optional cairosvg); default: SVG on "
+                         "standard output")
     rule = sub.add_parser("rule", help="print the documentation of a rule")
     rule.add_argument("code", nargs="?", help="e.g. NKI101 (omit to list all rules)")
     # listed for --help; their own parsers live in lsp/ and device/
@@ -59,6 +71,53 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("run", help="EXECUTE a kernel on the numpy reference device: the only command that runs "
                    "your code (see `nki-verify run --help`)", add_help=False)
     return p
+
+
+def _check_options(p: argparse.ArgumentParser) -> None:
+    out = p.add_argument_group("output and exit status")
+    out.add_argument("--output-format", choices=FORMATS, default="text",
+                     help="text for people (default); json (the documented contract); sarif (SARIF 2.1.0); github "
+                          "(workflow-command annotations); junit (JUnit XML)")
+    out.add_argument("-o", "--output-file", metavar="FILE", default=None,
+                     help="write the report to FILE instead of standard output")
+    out.add_argument("--fail-on", choices=tuple(FAIL_ON), default="error",
+                     help="exit 1 when a finding of this severity or worse is reported (default error; never: "
+                          "exit 0 whatever is found)")
+    out.add_argument("--exit-zero", action="store_true",
+                     help="exit 0 even when findings are reported (same as --fail-on never)")
+    out.add_argument("--statistics", action="store_true",
+                     help="show the number of findings per code instead of each finding (text; json adds a "
+                          "\"statistics\" list)")
+    out.add_argument("-q", "--quiet", action="store_true",
+                     help="print the findings and nothing else (no summary, no progress bar)")
+    fix = p.add_argument_group("fixes")
+    fx = fix.add_mutually_exclusive_group()
+    fx.add_argument("--fix", action="store_true",
+                    help="apply the mechanical fixes findings carry (never to a file with a syntax error), then "
+                         "report what remains")
+    fx.add_argument("--diff", action="store_true",
+                    help="print the fixes --fix would apply as a unified diff, change nothing; exit 1 when there "
+                         "are some")
+    p.add_argument("--hlo", action="append", default=[], metavar="FILE",
+                   help="verify the kernels a framework's HLO text dump calls (custom-calls to "
+                        "AwsNeuronCustomNativeKernel) at exactly the operand shapes and dtypes (and grid) there "
+                        "(repeatable)")
+    run = p.add_argument_group("performance")
+    run.add_argument("-j", "--jobs", type=_positive, default=None, metavar="N",
+                     help=f"worker processes (default: the number of CPUs, here {default_jobs()})")
+    run.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    run.add_argument("--cache-dir", metavar="DIR", default=None,
+                     help=f"cache directory (default: {CACHE_DIRNAME}/ at the project root; env NKI_VERIFY_CACHE_DIR)")
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return n
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -208,28 +267,228 @@ def read_source(path: str) -> str:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.statistics and args.output_format not in ("text", "json"):
+        raise UsageError("--statistics goes with --output-format text or json")
     options = _options(args)
     configs = Configs(args)
     files = [f for f in collect_files(args.paths)
              if f in args.paths or not configs.for_path(f).is_excluded(f)]
+    files = list({os.path.abspath(f): f for f in files}.values())  # a file named twice is analysed once
     t0 = time.perf_counter()
-    diags: list = []
-    n_kernels = 0
-    for path in files:
-        text = read_source(path)
-        res = analyze_source(text, os.path.abspath(path), configs.for_path(path).options(options, path))
-        n_kernels += len({k.name for k in res.kernels})
-        diags.extend(res.diagnostics)
-    seconds = time.perf_counter() - t0
-    if args.output_format == "json":
-        sys.stdout.write(json_report.render(diags, len(files), n_kernels, seconds) + "\n")
+    jobs, tags = _jobs(files, options, configs, args)
+    workers = args.jobs or default_jobs()
+    cache = _cache(args)
+    results = _merge(files, jobs, tags, run_jobs(jobs, workers, cache, progress=not args.quiet))
+    fixed = 0
+    if args.fix or args.diff:
+        outcome = fixes.fix_all([d for r in results for d in r.diagnostics], _read_raw,
+                                lambda changed: _reanalyse(jobs, changed, workers))
+        _warn_refused(outcome)
+        if args.diff:
+            return _show_diff(outcome, args)
+        fixed = _write_fixes(outcome)
+        if outcome.fixed:
+            jobs = [dataclasses.replace(j, text=read_source(j.path)) for j in jobs]
+            results = _merge(files, jobs, tags, run_jobs(jobs, workers, cache, progress=not args.quiet))
+    run = Run(results, time.perf_counter() - t0, fixed)
+    _emit(_render(run, args), args)
+    return exit_status(run, args)
+
+
+def exit_status(run: Run, args: argparse.Namespace) -> int:
+    level = None if args.exit_zero else FAIL_ON[args.fail_on]
+    if level is None:
+        return 0
+    return 1 if any(SEVERITY_RANK.get(d.severity, 0) >= level for d in run.diagnostics) else 0
+
+
+def _jobs(files: list, options: Options, configs: Configs, args: argparse.Namespace) -> tuple:
+    """One job per file; with --hlo, one per (custom-call, kernel it calls).  `tags` holds the note each job's
+    findings get (which custom-call fixed the shapes), or None."""
+    if not args.hlo:
+        return [Job(os.path.abspath(f), read_source(f), configs.for_path(f).options(options, f)) for f in files], \
+            [None] * len(files)
+    calls = []
+    for h in args.hlo:
+        try:
+            calls.extend((h, c) for c in hlo.read(h))
+        except hlo.HloError as exc:
+            raise UsageError(str(exc)) from None
+    sources = {f: read_source(f) for f in files}
+    kernels = {f: _kernel_params(f, text, configs.for_path(f).options(options, f)) for f, text in sources.items()}
+    jobs, tags, seen = [], [], set()
+    for h, call in calls:
+        matches = _hlo_matches(call, kernels, args.kernel)
+        if not matches:
+            sys.stderr.write(f"nki-verify: warning: {h}:{call.line}: no kernel in the given files takes "
+                             f"{call.describe()}{' (' + call.kernel + ')' if call.kernel else ''}\n")
+        for f, name, shapes in matches:
+            key = (os.path.abspath(f), name, tuple(sorted(shapes.items())), call.grid)
+            if key in seen:
+                continue  # the same kernel called again at the same shapes: verified once
+            seen.add(key)
+            base = configs.for_path(f).options(options, f)
+            grids = {name: call.grid} if call.grid else {}
+            opts = dataclasses.replace(base, shapes={name: shapes}, grids=grids, kernels=(name,),
+                                       explicit=base.explicit | {"shapes", "grids"})
+            jobs.append(Job(os.path.abspath(f), sources[f], opts))
+            loc = Location(os.path.abspath(h), call.line, call.column, call.line, call.column + len(call.name) + 1)
+            tags.append(Note(loc, f"shapes from the HLO custom-call {call.describe()}"))
+    if not jobs:
+        raise UsageError("none of the HLO custom-calls calls a kernel in the given files")
+    return jobs, tags
+
+
+def _kernel_params(path: str, text: str, options: Options) -> dict:
+    """kernel name -> required positional parameters, for the kernels the front end finds in a file."""
+    from compiler import frontend
+
+    fe = frontend.Options(target=options.target, kernels=["\0"], nki_version=options.nki_version)
+    try:
+        names = frontend.analyze(text, os.path.abspath(path), fe).kernel_names
+    except Exception:  # noqa: BLE001 - the real analysis reports what it cannot understand
+        return {}
+    params = hlo.function_params(text)
+    return {n: params[n] for n in names if n in params}
+
+
+def _hlo_matches(call: hlo.CustomCall, kernels: dict, only: Sequence[str]) -> list:
+    """(file, kernel, shapes) for the kernels a custom-call calls: the one JAX names, or (PyTorch) the one
+    whose signature fits, which --kernel chooses among several."""
+    cands = []
+    for f, ks in kernels.items():
+        for name, params in ks.items():
+            if (call.kernel and name != call.kernel) or (only and name not in only):
+                continue
+            shapes = hlo.bind(call, params)
+            if shapes is not None:
+                cands.append((f, name, shapes))
+    if call.kernel is None and len({(f, n) for f, n, _ in cands}) > 1:
+        names = ", ".join(sorted({n for _, n, _ in cands}))
+        raise UsageError(f"the HLO custom-call %{call.name} (line {call.line}) does not name its kernel and several "
+                         f"kernels fit its operands ({names}): choose with --kernel")
+    return cands
+
+
+def _merge(files: list, jobs: list, tags: list, results: list) -> list:
+    """One FileResult per file, in the order given (several HLO jobs on one file are merged)."""
+    by_path: dict = {os.path.abspath(f): FileResult(os.path.abspath(f)) for f in files}
+    for job, tag, res in zip(jobs, tags, results):
+        merged = by_path[job.path]
+        diags = res.diagnostics if tag is None else [dataclasses.replace(d, notes=d.notes + (tag,))
+                                                     for d in res.diagnostics]
+        known = set(merged.diagnostics)
+        merged.diagnostics.extend(d for d in diags if d not in known)
+        merged.kernels += res.kernels
+        merged.seconds += res.seconds
+        merged.cached = res.cached
+    for r in by_path.values():
+        r.diagnostics.sort(key=lambda d: d.sort_key())
+    return list(by_path.values())
+
+
+def _cache(args: argparse.Namespace) -> Cache | None:
+    """The result cache: --cache-dir, else $NKI_VERIFY_CACHE_DIR, else .nki_verify_cache/ at the project root
+    (the directory of the configuration file that applies to the working directory, else the working directory)."""
+    if args.no_cache:
+        return None
+    d = args.cache_dir or os.environ.get("NKI_VERIFY_CACHE_DIR")
+    if not d:
+        cfg = args.config if args.config else (None if args.isolated else find_config_file(os.getcwd()))
+        d = os.path.join(os.path.dirname(os.path.abspath(cfg)) if cfg else os.getcwd(), CACHE_DIRNAME)
+    return Cache(d)
+
+
+def _read_raw(path: str) -> str | None:
+    """A file's exact text (line endings kept), for editing."""
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _reanalyse(jobs: list, changed: dict, workers: int) -> list:
+    """Diagnostics of the jobs on changed files, analysed with the changed texts (also seen by imports)."""
+    overlays = {p: t.replace("\r\n", "\n").replace("\r", "\n") for p, t in changed.items()}
+    todo = [Job(j.path, overlays[j.path], dataclasses.replace(j.options, overlays={**j.options.overlays, **overlays}))
+            for j in jobs if j.path in overlays]
+    return [d for r in run_jobs(todo, workers, None, progress=False) for d in r.diagnostics]
+
+
+def _warn_refused(outcome: fixes.Outcome) -> None:
+    for path, reason in outcome.refused:
+        sys.stderr.write(f"nki-verify: warning: {display_path(path)}: not fixed: {reason}\n")
+
+
+def _show_diff(outcome: fixes.Outcome, args: argparse.Namespace) -> int:
+    _emit(outcome.diff(display_path), args)
+    if not args.quiet:
+        n = len(outcome.fixed)
+        sys.stderr.write(f"Would fix {outcome.applied} problem{'s' if outcome.applied != 1 else ''} "
+                         f"in {n} file{'s' if n != 1 else ''}.\n" if outcome.fixed else "No fixes to apply.\n")
+    return 1 if outcome.fixed and not (args.exit_zero or args.fail_on == "never") else 0
+
+
+def _write_fixes(outcome: fixes.Outcome) -> int:
+    for path, text in outcome.fixed.items():
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot write the fixes ({exc.strerror})") from None
+    return outcome.applied if outcome.fixed else 0
+
+
+def _render(run: Run, args: argparse.Namespace) -> str:
+    from . import __version__
+
+    fmt = args.output_format
+    if fmt == "json":
+        text = json_report.render(run.diagnostics, len(run.files), run.kernels, run.seconds,
+                                  statistics(run.diagnostics) if args.statistics else None)
+        if args.fix:
+            import json
+
+            doc = json.loads(text)
+            doc["summary"]["fixed"] = run.fixed
+            text = json.dumps(doc, indent=2)
+        return text + "\n"
+    if fmt == "sarif":
+        return sarif.render(run, __version__) + "\n"
+    if fmt == "github":
+        return github.render(run)
+    if fmt == "junit":
+        return junit.render(run)
+    return _render_text(run, args)
+
+
+def _render_text(run: Run, args: argparse.Namespace) -> str:
+    color = args.output_file is None and use_color(sys.stdout)
+    out = []
+    if args.statistics:
+        table = statistics_table(statistics(run.diagnostics))
+        if table:
+            out.append(table + "\n")
     else:
-        color = use_color(sys.stdout)
         cache = SourceCache()
-        for d in diags:
-            sys.stdout.write(format_diagnostic(d, cache, color) + "\n\n")
-        sys.stdout.write(summary(len(files), n_kernels, diags, seconds) + "\n")
-    return 1 if any(d.severity == ERROR for d in diags) else 0
+        out.extend(format_diagnostic(d, cache, color) + "\n\n" for d in run.diagnostics)
+    if not args.quiet:
+        if args.fix and run.fixed:
+            out.append(f"Fixed {run.fixed} problem{'s' if run.fixed != 1 else ''}.\n")
+        out.append(summary(len(run.files), run.kernels, run.diagnostics, run.seconds) + "\n")
+    return "".join(out)
+
+
+def _emit(text: str, args: argparse.Namespace) -> None:
+    if args.output_file:
+        try:
+            with open(args.output_file, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            raise UsageError(f"{args.output_file}: cannot write ({exc.strerror})") from None
+    else:
+        sys.stdout.write(text)
 
 
 def cmd_ir(args: argparse.Namespace) -> int:
@@ -245,6 +504,43 @@ def cmd_ir(args: argparse.Namespace) -> int:
             if d.code in ("NKI901", "NKI902", "NKI999"):
                 sys.stdout.write(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}\n")
     return 0
+
+
+def cmd_map(args: argparse.Namespace) -> int:
+    from . import mapview
+
+    options = _options(args)
+    path = collect_files([args.path])[0]
+    opts = Configs(args).for_path(path).options(options, path)
+    res = analyze_source(read_source(path), os.path.abspath(path), opts)
+    if not res.ir:
+        names = ", ".join(args.kernel) if args.kernel else "any kernel"
+        raise UsageError(f"{path}: found no {names} to map" + _why(res))
+    names = sorted({k.name for k in res.ir})
+    if len(names) > 1:
+        raise UsageError(f"{path} has several kernels ({', '.join(names)}): choose one with --kernel")
+    svg = mapview.render_svg(mapview.build(res.ir[0], res.diagnostics, opts.solver_timeout_ms))
+    out = args.output
+    if out and out.lower().endswith(".png"):
+        try:
+            mapview.render_png(svg, out)
+        except (ImportError, OSError) as exc:  # no cairosvg, or no cairo library under it
+            raise UsageError(f"PNG output needs cairosvg and the cairo library ({exc}): pip install "
+                             "'nki-verify[png]', or write .svg") from None
+    elif out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(svg)
+    else:
+        sys.stdout.write(svg)
+    if out and len({k.context for k in res.ir}) > 1:
+        sys.stderr.write(f"nki-verify: note: {names[0]} has several launch contexts; mapped: {res.ir[0].context} "
+                         "(fix one with --shape)\n")
+    return 0
+
+
+def _why(res) -> str:
+    bad = [d for d in res.diagnostics if d.code in ("NKI999", "NKI902")]
+    return f" ({bad[0].code}: {bad[0].message})" if bad else ""
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
@@ -287,7 +583,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return {"check": cmd_check, "ir": cmd_ir, "rule": cmd_rule}[args.command](args)
+        return {"check": cmd_check, "ir": cmd_ir, "rule": cmd_rule, "map": cmd_map}[args.command](args)
     except UsageError as exc:
         sys.stderr.write(f"nki-verify: error: {exc}\n")
         return 2

@@ -4,24 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from nki_verify.cli import UsageError, main, parse_grids, parse_shapes
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-KERNELS = os.path.join(HERE, "kernels")
-GOOD = os.path.join(ROOT, "examples", "tensor_add.py")
-BAD = os.path.join(ROOT, "examples", "tensor_add_bug.py")
-
-
-def run(*args: str, cwd: str = ROOT) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "nki_verify.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          env=env)
+from .cli_run import BAD, GOOD, KERNELS, run
 
 
 def test_good_example_exits_zero() -> None:

@@ -38,3 +38,28 @@ def test_cli_contract_lists_every_code() -> None:
         text = f.read()
     for code in CONTRACT:
         assert code[3:] in text, code
+
+
+def _covered_codes() -> set:
+    """Codes some file under tests/kernels/ expects (`# expect: CODE`)."""
+    from .expectations import parse
+
+    covered: set = set()
+    for root, _, files in os.walk(os.path.join(ROOT, "tests", "kernels")):
+        for f in files:
+            if f.endswith(".py"):
+                covered |= {code for items in parse(os.path.join(root, f)).values() for code, _ in items}
+    return covered
+
+
+def test_every_implemented_rule_has_docs_and_a_test_kernel() -> None:
+    """Each code in the catalog is documented; each implemented one is exercised by a test kernel.  Rules marked
+    `implemented=False` (reserved codes) are exempt until they are implemented: the flag decides, not a list."""
+    covered = _covered_codes()
+    missing = []
+    for code, r in sorted(RULES.items()):
+        assert r.text().strip() and r.markdown().strip() and r.help_uri.endswith("#" + code.lower()), code
+        if r.implemented and code not in covered:
+            missing.append(code)
+    assert not missing, f"implemented rules without a `# expect:` kernel under tests/kernels/: {missing}"
+    assert covered <= set(RULES), f"kernels expect codes the catalog lacks: {covered - set(RULES)}"

@@ -353,3 +353,12 @@ def _placement_range(ka: KernelAnalysis, sizes: Sizes) -> list:
         out.append(Obligation("NKI204", goal, ka.local_facts(t.ctx) + tuple(facts), t.span, msg,
                               (("end byte", end), ("end partition", E.add(part, n))), loops=t.ctx.loops))
     return out
+
+
+# ----------------------------------------------------------------------------- public
+
+# The liveness model, for the occupancy map (nki_verify/mapview.py), which must agree with NKI204 and NKI302.
+live_ranges = _live_ranges
+multiplicity = _multiplicity
+used_outside = _used_outside
+assigned_results = _assigned_results

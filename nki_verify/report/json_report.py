@@ -30,8 +30,10 @@ def diagnostic_json(d: Diagnostic) -> dict:
     return out
 
 
-def render(diags: list, n_files: int, n_kernels: int, seconds: float) -> str:
-    doc = {
+def render(diags: list, n_files: int, n_kernels: int, seconds: float, stats: list | None = None) -> str:
+    """The version-1 document; `stats` ((code, count, fixable) from report.statistics) adds a
+    "statistics" list (--statistics)."""
+    doc: dict = {
         "version": VERSION,
         "diagnostics": [diagnostic_json(d) for d in diags],
         "summary": {
@@ -41,4 +43,14 @@ def render(diags: list, n_files: int, n_kernels: int, seconds: float) -> str:
             "seconds": round(seconds, 4),
         },
     }
+    if stats is not None:
+        doc["statistics"] = [{"code": code, "name": _rule_name(code), "count": n, "fixable": fixable}
+                             for code, n, fixable in stats]
     return json.dumps(doc, indent=2)
+
+
+def _rule_name(code: str) -> str | None:
+    from .. import rules
+
+    r = rules.RULES.get(code)
+    return r.name if r is not None else None

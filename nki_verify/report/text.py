@@ -92,3 +92,18 @@ def summary(n_files: int, n_kernels: int, diags: list, seconds: float) -> str:
         return (f"{verdict} {plural(errors, 'error')} and {plural(warnings, 'warning')} in "
                 f"{plural(n_files, 'file')} ({plural(n_kernels, 'kernel')} analysed) in {seconds:.2f}s.")
     return f"{verdict} {plural(n_files, 'file')}, {plural(n_kernels, 'kernel')} verified in {seconds:.2f}s."
+
+
+def statistics_table(stats: list) -> str:
+    """`--statistics`: one line per code, most frequent first (`[*]`: that many carry a mechanical fix)."""
+    from .. import rules
+
+    if not stats:
+        return ""
+    width = max(len(str(n)) for _, n, _ in stats)
+    lines = []
+    for code, n, fixable in stats:
+        r = rules.RULES.get(code)
+        mark = "[*]" if fixable else "   "
+        lines.append(f"{n:>{width}}  {code}  {mark} {r.name if r else ''}".rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,129 @@
+"""Analysing many files: the cache first, then the misses in worker processes (`--jobs`), with a progress bar.
+
+The analysis of one file depends only on its text, its options and the project modules it imports, so the
+files are independent and their results are merged in the order the files were given.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Callable
+
+from .api import analyze_source
+from .cache import Cache
+from .options import Options
+from .report import FileResult
+
+BATCH = 16  # files per worker task at most
+# A worker costs a process start (a fork of a server that has imported the verifier and z3) and a file
+# takes milliseconds: a run with fewer misses than this per worker uses fewer workers, or none.
+MIN_FILES_PER_WORKER = 16
+
+
+@dataclass(frozen=True)
+class Job:
+    path: str  # absolute
+    text: str
+    options: Options
+
+
+def analyse(job: Job) -> tuple[FileResult, list]:
+    """One file (run in a worker process): its result and the project modules its analysis read."""
+    t0 = time.perf_counter()
+    res = analyze_source(job.text, job.path, job.options)
+    result = FileResult(job.path, res.diagnostics, len({k.name for k in res.kernels}), time.perf_counter() - t0)
+    return result, list(res.read_paths)
+
+
+def analyse_batch(jobs: list) -> list:
+    """Several files in one worker task: a file takes milliseconds, so one task each would cost more in
+    messages between processes than in analysis."""
+    return [analyse(job) for job in jobs]
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run_jobs(jobs: list, workers: int, cache: Cache | None, progress: bool,
+             min_per_worker: int = MIN_FILES_PER_WORKER) -> list:
+    """FileResults in the order of `jobs`."""
+    results: list = [None] * len(jobs)
+    keys: list = [None] * len(jobs)
+    todo = []
+    for i, job in enumerate(jobs):
+        if cache is not None:
+            keys[i] = cache.key(job.path, job.text, job.options)
+            hit = cache.get(keys[i])
+            if hit is not None:
+                results[i] = hit
+                continue
+        todo.append(i)
+    bar = _progress(len(jobs), len(jobs) - len(todo), progress)
+
+    def done(i: int, result: FileResult, read_paths: list) -> None:
+        results[i] = result
+        if cache is not None:
+            cache.put(keys[i], result, read_paths)
+        bar.update(1)
+
+    try:
+        _execute([jobs[i] for i in todo], todo, min(workers, -(-len(todo) // min_per_worker)), done)
+    finally:
+        bar.close()
+    return results
+
+
+def _execute(jobs: list, indices: list, workers: int, done: Callable) -> None:
+    if workers <= 1:
+        for i, job in zip(indices, jobs):
+            done(i, *analyse(job))
+        return
+    size = max(1, min(BATCH, len(jobs) // (workers * 4)))  # small enough to balance the workers' load
+    batches = [(indices[k:k + size], jobs[k:k + size]) for k in range(0, len(jobs), size)]
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+        futures = {pool.submit(analyse_batch, batch): idx for idx, batch in batches}
+        for fut in as_completed(futures):
+            for i, (result, read_paths) in zip(futures[fut], fut.result()):
+                done(i, result, read_paths)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """forkserver where there is one: workers fork from a clean server that has already imported the verifier
+    (fast start, and no fork of a process that has threads); spawn elsewhere."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["nki_verify.api", "z3"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, initial: int, enabled: bool):
+    """A tqdm bar on stderr when it is a terminal and there are several files; otherwise nothing."""
+    if not enabled or total < 2 or initial == total or not sys.stderr.isatty():
+        return _NoBar()
+    from tqdm import tqdm
+
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (OSError, ValueError):
+        size = os.terminal_size((0, 0))
+    # a pseudo-terminal that reports no size (0 x 0, as some CI runners' do) would hide the bar
+    return tqdm(total=total, initial=initial, unit="file", file=sys.stderr, leave=False,
+                ncols=min(size.columns or 80, 100), nrows=size.lines or 24, desc="nki-verify")

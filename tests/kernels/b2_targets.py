@@ -1,0 +1,23 @@
+"""Instructions a NeuronCore generation does not have (NKI503): a warning when the target is only the default
+(trn2), clean when the kernel names a target that has them."""
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def exp_on_default_target(x):
+    assert x.shape == (128, 512)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.exponential(dst=t, src=t)  # expect: NKI503 warning
+    return t
+
+
+@nki.jit(platform_target="trn3")
+def exp_on_trn3(x):
+    assert x.shape == (128, 512)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.exponential(dst=t, src=t)
+    return t
