@@ -131,6 +131,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--solver-timeout", type=int, default=None, metavar="MS",
                    help="wall-clock limit per solver query in milliseconds (default 1000); each query also has "
                         "a deterministic resource limit")
+    p.add_argument("--nki-version", default=None, metavar="X.Y",
+                   help="the NKI version the kernels target (default: the newest documented, 0.6); version-"
+                        "dependent lints follow it (NKI602, NKI603)")
     p.add_argument("--select", action="append", default=[], metavar="CODES",
                    help="report only these codes or prefixes, comma-separated (e.g. NKI1,NKI401)")
     p.add_argument("--extend-select", action="append", default=[], metavar="CODES",
@@ -220,11 +223,16 @@ def _options(args: argparse.Namespace) -> Options:
     select = _code_list(args.select, "--select") if args.select else None
     if select is not None:
         explicit.add("select")
+    version = getattr(args, "nki_version", None)
+    if version is not None:
+        if not re.match(r"^\d+(\.\d+){0,2}$", version):
+            raise UsageError(f"invalid --nki-version {version!r}: expected a version such as 0.6 or 0.2.0")
+        explicit.add("nki_version")
     return Options(target=args.target or "trn2", target_explicit=args.target is not None, shapes=shapes, grids=grids,
                    kernels=tuple(args.kernel) if args.kernel else None,
                    solver_timeout_ms=args.solver_timeout if args.solver_timeout is not None else 1000,
                    select=select, extend_select=_code_list(args.extend_select, "--extend-select"),
-                   ignore=_code_list(args.ignore, "--ignore"), explicit=frozenset(explicit))
+                   ignore=_code_list(args.ignore, "--ignore"), nki_version=version, explicit=frozenset(explicit))
 
 
 class Configs:

@@ -41,6 +41,6 @@ class Options:
     def cache_key(self) -> tuple:
         shapes = tuple(sorted((k, tuple(sorted(v.items()))) for k, v in self.shapes.items()))
         grids = tuple(sorted(self.grids.items()))
-        return (self.target, shapes, grids, self.kernels, self.solver_timeout_ms, self.nki_version,
-                self.unroll_limit, self.select, self.extend_select, self.ignore,
+        return (self.target, self.target_explicit, shapes, grids, self.kernels, self.solver_timeout_ms,
+                self.nki_version, self.unroll_limit, self.select, self.extend_select, self.ignore,
                 tuple(sorted(self.severity.items())), self.suppressions)

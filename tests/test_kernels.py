@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from nki_verify import analyze_source
+from nki_verify import Options, analyze_source
 
 from .expectations import compare, rewrite
 
@@ -30,11 +30,24 @@ def _files_of(case: str) -> list:
     return [case]
 
 
+def options_of(text: str) -> Options:
+    """A file may fix its options on one line: `# verify-options: nki_version=0.2, target=trn1`."""
+    kw: dict = {}
+    for line in text.splitlines()[:10]:
+        if line.startswith("# verify-options:"):
+            for part in line.split(":", 1)[1].split(","):
+                key, _, value = part.strip().partition("=")
+                kw[key.strip()] = value.strip()
+    if "target" in kw:
+        kw["target_explicit"] = True
+    return Options(**kw)
+
+
 @pytest.mark.parametrize("case", _cases(), ids=lambda p: os.path.relpath(p, KERNELS))
 def test_expectations(case: str) -> None:
     with open(case, encoding="utf-8") as f:
         text = f.read()
-    result = analyze_source(text, case)
+    result = analyze_source(text, case, options_of(text))
     files = _files_of(case)
     if os.environ.get("NKI_VERIFY_UPDATE_EXPECTATIONS"):
         rewrite(files, result.diagnostics)

@@ -77,3 +77,17 @@ def test_load_store_only_removed_in_0_2() -> None:
     assert "NKI602" not in codes(LOAD, None)
     assert "NKI602" not in codes(LOAD, "0.3.0")
     assert codes(LOAD, "0.2.0").count("NKI602") == 2
+
+
+def test_cli_flag(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    p = tmp_path / "k.py"
+    p.write_text(SUBKERNEL)
+    run = [sys.executable, "-m", "nki_verify.cli", str(p), "--select", "NKI603", "--no-cache"]
+    assert subprocess.run(run, capture_output=True, text=True).returncode == 0
+    out = subprocess.run(run + ["--nki-version", "0.2"], capture_output=True, text=True)
+    assert out.returncode == 1 and "NKI603" in out.stdout
+    bad = subprocess.run(run + ["--nki-version", "latest"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--nki-version" in bad.stderr

@@ -56,8 +56,10 @@ def test_every_live_iteration_of_a_placed_tensor_is_drawn() -> None:
 
 def test_psum_banks_agree_with_nki204() -> None:
     km = _map(MEMORY, "too_many_psum_banks")
-    (acc,) = [r for r in km.buffers[1].regions]
-    assert (acc.instances, acc.nbytes) == (9, 9 * 2048)  # nine banks, one per iteration kept in the list
+    regions = list(km.buffers[1].regions)
+    # nine banks, one per iteration kept in the list (one region per unrolled iteration, or one with 9 instances)
+    assert sum(r.nbytes for r in regions) == 9 * 2048
+    assert sum(r.instances for r in regions) == 9
     assert km.buffers[1].peak(km.steps)[1] > km.buffers[1].capacity
     assert any(f.startswith("NKI204") and "9 PSUM banks" in f for f in km.findings)
 

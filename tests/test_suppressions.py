@@ -63,7 +63,19 @@ def test_unused_suppression_is_reported_with_a_fix() -> None:
     edit = unused[0].fixes[0].edits[0]
     fixed = text.splitlines()[clean_line - 1]
     start, end = edit.location.column - 1, edit.location.end_column - 1
-    assert fixed[start:end] == "# nki-verify: ignore[NKI401]"
+    assert fixed[start:end] == "  # nki-verify: ignore[NKI401]" and not fixed[:start].endswith(" ")
+    assert unused[0].location.end_column - unused[0].location.column == len("# nki-verify: ignore[NKI401]")
+
+
+def test_removing_an_unused_suppression_takes_its_explanation_too() -> None:
+    lines, diags = bug_lines()
+    clean_line = next(n for n in range(1, len(lines) + 1)
+                      if lines[n - 1].strip().startswith("def ") and all(d.line != n for d in diags))
+    text = with_comment(lines, clean_line, "# nki-verify: ignore[NKI401] because of the tail tile")
+    (unused,) = [d for d in verify_source(text, BUG) if d.code == "NKI903"]
+    edit = unused.fixes[0].edits[0]
+    line = text.splitlines()[clean_line - 1]
+    assert line[:edit.location.column - 1] + line[edit.location.end_column - 1:] == lines[clean_line - 1]
 
 
 def test_unknown_code_in_a_suppression() -> None:
