@@ -143,6 +143,34 @@ def trip_count(start: E.IntLike, stop: E.IntLike, step: E.IntLike) -> E.IntLike:
 SMALL_TRIP = 16
 
 
+def _pure_integer_updates(body: list, names: set) -> bool:
+    """Only assignments of plain names, no calls and no control flow (a search loop)."""
+    for st in body:
+        if not isinstance(st, (ast.Assign, ast.AugAssign)):
+            return False
+        targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+        if not all(isinstance(t, ast.Name) for t in targets):
+            return False
+        if any(isinstance(n, (ast.Call, ast.Await, ast.Yield, ast.NamedExpr)) for n in ast.walk(st)):
+            return False
+    return True
+
+
+def _update_directions(body: list) -> dict:
+    """name -> -1 / +1 for `name -= c` / `name += c` with a positive constant c, the only updates of it."""
+    out: dict = {}
+    for st in body:
+        if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and isinstance(st.value, ast.Constant) \
+                and isinstance(st.value.value, int) and st.value.value > 0 and isinstance(st.op, (ast.Add, ast.Sub)):
+            d = 1 if isinstance(st.op, ast.Add) else -1
+            out[st.target.id] = d if out.get(st.target.id, d) == d else 0
+        else:
+            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                if isinstance(t, ast.Name):
+                    out[t.id] = 0
+    return out
+
+
 def _builds_lists(body: list) -> bool:
     for st in body:
         for n in ast.walk(st):
@@ -714,6 +742,8 @@ class ControlMixin:
         """A while loop on a symbolic condition: analysed once, its carried state unknown."""
         f = self.frame
         names = assigned_names(st.body)
+        if self._integer_search_loop(st, names):
+            return
         if self.kb is not None and names:
             self.not_understood("a while loop whose condition is symbolic: values it updates are treated as "
                                 "unknown", st)
@@ -735,6 +765,33 @@ class ControlMixin:
         for name in names:
             if name in f.locals:
                 f.locals[name] = V.Unknown(f"value of {name} after a while loop")
+
+    def _integer_search_loop(self, st: ast.While, names: set) -> bool:
+        """`while N % g or g * D > 128: g -= 1` (a search over integers, no side effects): its result is a
+        new value that satisfies the exit condition, and moves only in the direction of its updates."""
+        f = self.frame
+        if self.kb is None or st.orelse or not names or not _pure_integer_updates(st.body, names):
+            return False
+        if not all(V.is_int(f.locals.get(n)) for n in names):
+            return False
+        line = st.lineno
+        before = {n: f.locals[n] for n in names}
+        for n in names:
+            f.locals[n] = self.fresh_int(f"{n} after the while loop at line {line}", "scalar")
+        try:
+            exit_cond = E.bnot(self.as_bexpr(self.truth(self.eval(st.test))))
+        except V.NotUnderstood:
+            for n in names:
+                f.locals[n] = before[n]
+            return False
+        facts = [exit_cond]
+        for n, direction in _update_directions(st.body).items():
+            if n in names and direction < 0:
+                facts.append(E.le(E.lift(f.locals[n]), E.lift(before[n])))
+            elif n in names and direction > 0:
+                facts.append(E.ge(E.lift(f.locals[n]), E.lift(before[n])))
+        self.kb.assume(E.band(*facts), self.span(st), "while loop exit")
+        return True
 
     # ------------------------------------------------------------------ comprehensions
     def comprehension(self, node: Any) -> Any:

@@ -75,9 +75,9 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
         if not options.kernels and kv.func.name in called and id(kv.func) not in launched:
             continue  # a sub-kernel: checked where its callers call it, with their shapes
         for ctx in _contexts(interp, kv):
-            kernel, issues = run_with_retries(interp, kv, ctx)
-            result.kernels.append(kernel)
-            result.issues.extend(issues)
+            for kernel, issues in run_with_retries(interp, kv, ctx):
+                result.kernels.append(kernel)
+                result.issues.extend(issues)
     result.read_paths = list(index.read_paths)
     return result
 
@@ -197,23 +197,47 @@ def _context_key(interp: Interpreter, args: list, kwargs: dict, grid: Any) -> st
 # ----------------------------------------------------------------------------- one kernel, one context
 
 
-def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tuple:
-    """Run a kernel; when an input turns out to have another rank than guessed, run it again."""
+def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> list:
+    """Run a kernel; when an input turns out to have another rank than guessed, run it again.  An input
+    used with different ranks on different paths (`if in_sbuf: x[:, :, j] else: x[i, j]`) is analysed once
+    per rank, each run following only the paths that fit its rank."""
     overrides: dict = {}
-    for _ in range(6):
+    tried: dict = {}
+    conflict = None
+    for _ in range(8):
         interp._rank_overrides = dict(overrides)
         try:
-            return run_kernel(interp, kv, ctx)
+            return [run_kernel(interp, kv, ctx)]
         except V.RankRetry as r:
-            if overrides.get(r.param) == r.rank or r.rank < V.KIND_OBJECT or r.rank > 8:
+            if r.rank < V.KIND_OBJECT or r.rank > 8:
                 break
+            seen = tried.setdefault(r.param, {overrides.get(r.param, 2)})
+            if r.rank in seen:
+                if r.rank > 0 and len(seen) >= 1 and all(x > 0 for x in seen):
+                    conflict = (r.param, sorted(seen))
+                break
+            seen.add(r.rank)
             overrides[r.param] = r.rank
         finally:
             interp._rank_overrides = {}
+    if conflict is not None:
+        param, ranks = conflict
+        out = []
+        for rank in ranks:
+            interp._rank_overrides = {**overrides, param: rank}
+            interp._rank_split = {param}
+            interp._no_retry = True
+            try:
+                out.append(run_kernel(interp, kv, ctx))
+            finally:
+                interp._no_retry = False
+                interp._rank_split = set()
+                interp._rank_overrides = {}
+        return out
     interp._rank_overrides = dict(overrides)
     interp._no_retry = True
     try:
-        return run_kernel(interp, kv, ctx)
+        return [run_kernel(interp, kv, ctx)]
     finally:
         interp._no_retry = False
         interp._rank_overrides = {}
@@ -254,7 +278,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
         try:
             interp.invoke(fn, args, kwargs, fn.node)
         except V.PathAbort:
-            if not kb.assumptions:
+            if not kb.assumptions and not getattr(interp, "_rank_split", None):
                 kb.issue("NKI901", "every path through this kernel fails (an assert or raise always triggers) for "
                                    "the analysed inputs; nothing after it was checked", span, "warning")
         except V.NotUnderstood as exc:

@@ -574,7 +574,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
                 self.assign(e, value, node)
             return
         if isinstance(value, V.GuessedShape) and not star and len(value) != len(elts):
-            raise V.RankRetry(value.param, len(elts))
+            self.rank_mismatch(value.param, len(elts))
         items = self.iterate_known(value, node, expect=None if star else len(elts))
         if star:
             i = star[0]

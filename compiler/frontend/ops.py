@@ -367,8 +367,9 @@ class OpsMixin:
         if isinstance(a, tuple) and isinstance(b, tuple):
             if len(a) != len(b):
                 for x, y in ((a, b), (b, a)):
-                    if isinstance(x, V.GuessedShape) and not isinstance(y, V.GuessedShape):
-                        raise V.RankRetry(x.param, len(y))
+                    if isinstance(x, V.GuessedShape) and not isinstance(y, V.GuessedShape) and \
+                            x.param not in getattr(self, "_rank_split", ()):
+                        self.rank_mismatch(x.param, len(y))
                 return False
             parts = [self.equal(x, y) for x, y in zip(a, b)]
             if any(p is False for p in parts):

@@ -181,6 +181,17 @@ class TensorMixin:
             return E.lower(tv.view.offset)
         if name == "strides":
             return tuple(tv.view.strides)
+        if name == "base_tensor":
+            # the tensor a view was made from (used by the NKI library; not in the API reference)
+            t = tv.tensor
+            shape = tuple(E.lower(d) for d in t.shape)
+            strides = []
+            acc: Any = 1
+            for d in reversed(shape):
+                strides.append(acc)
+                acc = E.lower(E.mul(acc, d))
+            view = V.View(shape, 0, tuple(reversed(strides)), (), t.dtype, False)
+            return V.TensorVal(t, tv.instance, view)
         if name == "itemsize":
             return D.size_bytes(tv.dtype) if tv.dtype else self.fresh_int("<itemsize>", "unknown", 1, 9)
         method = _TENSOR_METHODS.get(name)
@@ -190,6 +201,15 @@ class TensorMixin:
             raise V.NotUnderstood("tensor.T (use nl.transpose / nisa.nc_transpose)", node)
         self.retry_kind(tv, V.KIND_OBJECT)  # a parameter guessed to be a tensor is an object after all
         raise V.NotUnderstood(f"tensor attribute {name!r}", node)
+
+    def rank_mismatch(self, param: str, rank: int) -> None:
+        """An input whose rank was guessed is used with rank `rank`: analyse again with that rank, or, when
+        the kernel uses it with different ranks on different paths (one analysis per rank), this path does
+        not belong to the rank being analysed."""
+        if param in getattr(self, "_rank_split", ()):
+            raise V.PathAbort()
+        if not getattr(self, "_no_retry", False):
+            raise V.RankRetry(param, rank)
 
     def retry_kind(self, v: Any, kind: int) -> None:
         """A kernel parameter that was only guessed to be a tensor is used as an int or an object: analyse the
@@ -226,8 +246,8 @@ class TensorMixin:
             consuming = [k for k in keys if k is not None]
         if len(consuming) > rank:
             param = getattr(self, "_guessed_ranks", {}).get(tv.tensor.id)
-            if param is not None and not getattr(self, "_no_retry", False):
-                raise V.RankRetry(param, len(consuming))
+            if param is not None:
+                self.rank_mismatch(param, len(consuming))
             self.kb.add_check(self.make_check(
                 "NKI101", E.FALSE, f"{len(consuming)} indices for a tensor of rank {rank}", node))
             raise V.NotUnderstood(f"too many indices ({len(consuming)}) for a rank-{rank} tensor", node)
