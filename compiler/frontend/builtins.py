@@ -21,6 +21,8 @@ def _ints(it: Any, args: list) -> list:
 
 def b_len(it: Any, args: list, kw: dict, node: Any) -> Any:
     (x,) = args
+    if isinstance(x, V.GuessedShape):
+        return V.guessed_len(len(x), x.param)  # `len(x.shape) == 1` can correct the guess
     if isinstance(x, (tuple, str, list)):
         return len(x)
     if isinstance(x, V.PyList):

@@ -318,6 +318,8 @@ class OpsMixin:
         if isinstance(a, (V.TensorVal, V.IndexGrid)) or isinstance(b, (V.TensorVal, V.IndexGrid)):
             return self.tensor_compare(op, a, b, node)
         if (V.is_int(a) or isinstance(a, bool)) and (V.is_int(b) or isinstance(b, bool)):
+            if op in (ast.Eq, ast.NotEq) and (isinstance(a, V.GuessedLen) or isinstance(b, V.GuessedLen)):
+                self.equal(a, b)  # `len(x.shape) == 1` corrects a guessed rank
             if isinstance(a, (int, bool)) and isinstance(b, (int, bool)):
                 return PY_CMP[op](a, b)
             r = CMP_INT[op](self.as_int(a), self.as_int(b))
@@ -361,6 +363,10 @@ class OpsMixin:
         """Python == on abstract values: bool or BExpr."""
         if a is b:
             return True
+        for x, y in ((a, b), (b, a)):
+            if isinstance(x, V.GuessedLen) and type(y) is int and int(x) != y and 1 <= y <= 8 and \
+                    x.param not in getattr(self, "_rank_split", ()):
+                self.rank_mismatch(x.param, y)
         if (V.is_int(a) or isinstance(a, bool)) and (V.is_int(b) or isinstance(b, bool)):
             r = E.eq(self.as_int(a), self.as_int(b))
             return r.value if isinstance(r, E.BConst) else r

@@ -474,6 +474,18 @@ class RankRetry(Exception):
         self.param, self.rank = param, rank
 
 
+class GuessedLen(int):
+    """len() of a guessed shape: comparing it with another rank corrects the guess."""
+
+    param: str = ""
+
+
+def guessed_len(n: int, param: str) -> GuessedLen:
+    g = GuessedLen(n)
+    g.param = param
+    return g
+
+
 def guessed(shape: tuple, param: str) -> GuessedShape:
     g = GuessedShape(shape)
     g.param = param

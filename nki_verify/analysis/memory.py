@@ -72,7 +72,11 @@ def memory_obligations(ka: KernelAnalysis) -> list:
 
 
 def _writes_input(ka: KernelAnalysis) -> list:
+    """Beta 1 only: its getting-started guide says an output cannot also be an input.  Current NKI writes
+    inputs in place (the NKI library's `inplace=True` kernels, `nki_op(mutates_args=...)`)."""
     k = ka.k
+    if k.dialect != ir.B1:
+        return []
     out = []
     first_read: dict = {}
     first_write: dict = {}
@@ -300,7 +304,11 @@ def _capacity(ka: KernelAnalysis, sizes: Sizes) -> list:
         if key in checked:
             continue
         checked.add(key)
+        # The allocator places rectangles (partitions x bytes) anywhere in the buffer, so what must fit is the
+        # area: sum of partitions x bytes (PSUM: x banks) over the live tensors, against pmax x capacity.
         total: E.Expr = E.ZERO
+        per_partition: E.Expr = E.ZERO  # the same sum when every live tensor spans all partitions
+        full = True
         facts: list = []
         for u in at_point:
             if u.buffer != t.buffer:
@@ -308,18 +316,22 @@ def _capacity(ka: KernelAnalysis, sizes: Sizes) -> list:
             nbytes, f = sizes.bytes_per_partition(u)
             facts += f
             mult = _multiplicity(ka, u)
-            if t.buffer == ir.PSUM:
-                total = E.add(total, E.mul(mult, E.ceildiv(nbytes, target.psum_bank_bytes)))
-            else:
-                total = E.add(total, E.mul(mult, nbytes))
-        if t.buffer == ir.PSUM:
-            limit = target.psum_banks
-            msg = (f"{ka.show(total)} PSUM banks are live here, more than the {limit} banks of {target.name} "
-                   f"(one per partition row of 2 KiB)")
+            parts = E.minimum(u.shape[u.par_dim or 0], target.pmax) if u.shape else E.ONE
+            full = full and parts == E.Const(target.pmax)
+            per = E.ceildiv(nbytes, target.psum_bank_bytes) if t.buffer == ir.PSUM else nbytes
+            total = E.add(total, E.mul(mult, E.mul(parts, per)))
+            per_partition = E.add(per_partition, E.mul(mult, per))
+        psum = t.buffer == ir.PSUM
+        cap = target.psum_banks if psum else target.sbuf_bytes_per_partition
+        limit = cap * target.pmax
+        if full:
+            what = "PSUM banks" if psum else "bytes per partition of SBUF"
+            msg = (f"{ka.show(per_partition)} {what} are live here, more than the {cap} "
+                   f"{'banks' if psum else 'bytes'} of {target.name}")
         else:
-            limit = target.sbuf_bytes_per_partition
-            msg = (f"{ka.show(total)} bytes per partition of SBUF are live here, more than the {limit} bytes of "
-                   f"{target.name}")
+            what = "bank-partitions of PSUM" if psum else "bytes of SBUF (partitions x bytes per partition)"
+            msg = (f"{ka.show(total)} {what} are live here, more than the {target.pmax} x {cap} of "
+                   f"{target.name} (tensors on fewer partitions are counted by the partitions they use)")
         names = ", ".join(sorted({u.name for u in at_point if u.buffer == t.buffer})[:6])
         # Tiles sized by the inputs overflow for large enough inputs: that is a precondition of the kernel,
         # not a finding, unless every admissible input overflows (check concrete shapes with --shape).

@@ -7,13 +7,15 @@ RULE = Rule(
     name='kernel-writes-input',
     severity='error',
     summary='A kernel writes one of its input tensors.',
-    what=('Detects writes to a kernel parameter that the kernel also reads before writing. A parameter that is only '
-          'written is an output passed in (Beta-1 style) and is not reported.'),
-    why='In/out parameters are not supported by NKI.',
-    bad='nisa.dma_copy(dst=a[0:128, 0:512], src=t)',
+    what=('Beta-1 kernels: detects writes to a kernel parameter that the kernel also reads before writing (the '
+          'getting-started guide of that release: an output cannot also be an input). A parameter that is only '
+          'written is an output passed in and is not reported. Beta-2 kernels are not checked: current NKI '
+          'writes inputs in place (the NKI library\'s inplace kernels, `nki_op(mutates_args=...)`).'),
+    why='In/out parameters were not supported by Beta-1 NKI.',
+    bad='nl.store(a[0:128, 0:512], value=t)  # a is also loaded',
     good=(
         'out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)\n'
-        'nisa.dma_copy(dst=out[0:128, 0:512], src=t)'
+        'nl.store(out[0:128, 0:512], value=t)'
     ),
     fix='Return a new output tensor.',
 )

@@ -42,3 +42,19 @@ def one_block_too_big(x):
     t[0] = nl.load(x)
     nl.store(out, value=t[0])
     return out
+
+
+@nki.jit
+def scale_in_place(x):
+    # Beta 1: "an output tensor cannot be an input tensor at the same time".
+    assert x.shape == (128, 512)
+    t = nl.load(x)
+    nl.store(x, value=nl.exp(t))  # expect: NKI304 error
+    return x
+
+
+@nki.jit
+def write_into_given_output(x, out):
+    # The Beta-1 style of passing the output in: only written, never read.
+    assert x.shape == (128, 512) and out.shape == (128, 512)
+    nl.store(out, value=nl.exp(nl.load(x)))
