@@ -11,6 +11,9 @@ each other, `nl.load`/`nl.store`).  Rules that depend on the NKI version take `O
   current library does it everywhere);
 * NKI601 `neuronxcc.nki` inside an `nki` kernel: an error from 0.4.0, a warning before.
 
+Not a rule, although older notes say so: `is None` / `is not None`, and raw integers for ISA enums
+(`dge_mode=3`): the current library does both.
+
 Lints run inside the abstract interpreter, where aliases are resolved and the kernel's dialect is known;
 fixes are text edits on the spans the interpreter already has.
 """
@@ -178,13 +181,6 @@ class LintMixin:
         if kw is not None and isinstance(kw.value, ast.Constant):
             fix = ((f"use nl.{value}", ((self.span(kw.value), f"nl.{value}"),)),)
         self.lint("NKI601", f"buffer '{value}' given as a string: use nl.{value}", where, fix)
-
-    def lint_enum_int(self, name: str, value: Any, default: str, node: Any) -> None:
-        if not self.in_b2_kernel() or not isinstance(value, int) or isinstance(value, bool):
-            return
-        enum = default.split(".")[0]
-        self.lint("NKI601", f"{name}={value}: a raw integer where nisa.{enum} is required (the numeric values "
-                  f"were renumbered): use nisa.{default.rsplit('.', 1)[0]}.<member>", node)
 
     def lint_while_register(self, st: ast.While, reg: V.Register) -> None:
         if not self.in_b2_kernel() or not isinstance(st.test, ast.Name):

@@ -426,24 +426,12 @@ class NkiMixin:
         form, bound = self.bind_call(ins, dialect, args, kwargs, node)
         if self.kb is not None and self.kb.dialect == ir.B2:
             self.lint_isa_form(ins, form, bound, node)
-            self._lint_enum_ints(ins, form, bound, node)
         bound["__nodes__"] = self._arg_nodes(ins, form, node)
         phis = [(k, v) for k, v in bound.items() if isinstance(v, V.Phi) and ins.operand(k) is not None]
         bound.pop("__nodes__", None) if phis else None
         if phis:
             return self._fork_on_phi(ins, dialect, args, kwargs, node, phis[0])
         return self.instruction_from_binding(ins, form, bound, node)
-
-    def _lint_enum_ints(self, ins: Any, form: str, bound: dict, node: ast.AST | None) -> None:
-        sig = ins.signature(form)
-        if sig is None:
-            return
-        for name in sig.names:
-            d = sig.default(name)
-            if isinstance(d, str) and d.split(".")[0] in ISA_ENUMS:
-                v = bound.get(spec.param_role(ins, form, name))
-                if isinstance(v, int) and not isinstance(v, bool):
-                    self.lint_enum_int(name, v, d, node)
 
     def _fork_on_phi(self, ins: Any, dialect: str, args: list, kwargs: dict, node: ast.AST | None,
                      phi: tuple) -> Any:

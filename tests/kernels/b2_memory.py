@@ -142,6 +142,21 @@ def placed_tiles_per_block(k, n_tiles):
 
 
 @nki.jit
+def placed_tiles_double_buffered(k):
+    # Four blocks rotate through two buffers (`i % 2`): blocks 0 and 2 share a place on purpose.
+    P, N = k.shape
+    assert P == 128 and N == 512
+    out = nl.ndarray((P, N), dtype=k.dtype, buffer=nl.shared_hbm)
+    tiles = []
+    for i in range(4):
+        tiles.append(nl.ndarray((P, N), dtype=nl.bfloat16, buffer=nl.sbuf, address=(0, (i % 2) * N * 2)))
+    for i in range(4):
+        nisa.dma_copy(dst=tiles[i], src=k)
+        nisa.dma_copy(dst=out, src=tiles[i])
+    return out
+
+
+@nki.jit
 def placed_tiles_forgot_itemsize(k, n_tiles):
     # The stride is in elements, not bytes: block i+1 starts in the middle of block i.
     P, N = k.shape
