@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, NoReturn, Sequence
+
+if TYPE_CHECKING:
+    from .server import NkiLanguageServer
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,8 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead (for debugging)")
     p.add_argument("--debounce", type=float, default=150.0, metavar="MS",
                    help="quiet time after an edit before a document is analysed (default 150 ms)")
-    p.add_argument("--time-budget", type=float, default=30.0, metavar="S",
-                   help="seconds one analysis may take before its result is given up on (default 30)")
+    p.add_argument("--time-budget", type=float, default=120.0, metavar="S",
+                   help="seconds one analysis may take before its result is given up on (default 120)")
     p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
                    help="log level of the server's stderr log")
     return p
@@ -43,12 +47,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .server import create_server
     from .settings import ServerOptions
 
-    server = create_server(ServerOptions(debounce=args.debounce / 1000.0, time_budget=args.time_budget))
+    run(create_server(ServerOptions(debounce=args.debounce / 1000.0, time_budget=args.time_budget)), address)
+    return 0  # not reached
+
+
+def run(server: NkiLanguageServer, address: tuple[str, int] | None = None) -> NoReturn:
+    """Serve on stdio (or TCP) until the client says exit, then leave the process."""
     if address is not None:
         server.start_tcp(*address)
     else:
         server.start_io()
-    return 0
+    # An analysis thread cannot be interrupted, and Python joins worker threads at exit: leave at once, so that
+    # an analysis still running (or stuck past its time budget) cannot keep a closed server alive.
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -230,6 +230,16 @@ async def test_a_crashing_analysis_is_one_diagnostic_not_a_dead_server(crash_cli
     assert len(await client.diagnostics_for(good, 1)) == 3
 
 
+async def test_an_analysis_over_its_time_budget_is_reported_and_the_server_goes_on(
+        crash_client: RecordingClient, tmp_path) -> None:
+    client = crash_client
+    uri = open_doc(client, str(tmp_path / "hang.py"), "x = 1  # HANG_ME\n")
+    (d,) = await client.diagnostics_for(uri, 1)
+    assert d.code == "NKI902" and "took longer than 1 s" in d.message
+    good = open_doc(client, BUG, open(BUG).read())
+    assert len(await client.diagnostics_for(good, 1)) == 3
+
+
 async def raw_request(client: RecordingClient, msg_id: str, method: str, params: object) -> object:
     """Send a request the typed client could not build (malformed params); the response or its error."""
     fut: Future = Future()
