@@ -44,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # stdout carries the protocol: every log line goes to stderr
     logging.basicConfig(stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: "
                         "%(message)s")
+    if args.log_level != "DEBUG":  # pygls logs every message it sends at INFO: only with --log-level DEBUG
+        logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.getLevelName(args.log_level)))
     from .server import create_server
     from .settings import ServerOptions
 

@@ -4,6 +4,10 @@ Each open document has at most one pending analysis task.  An edit cancels the p
 an analysis still running for an older version: its thread finishes but its result is dropped) and schedules a
 new one after the debounce delay.  A result is delivered only if the document is still open at the version that
 was analysed, so a stale analysis is never published over a newer one.
+
+Analyses run one at a time, in one worker thread: the analysis uses z3's global context, which is not safe to
+use from two threads at once (two overlapping analyses deadlock).  An analysis past its time budget is
+abandoned with its thread, and later ones get a new thread.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import traceback
-from concurrent.futures import Executor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -54,10 +58,11 @@ SnapshotFn = Callable[[str], "tuple[int | None, str, dict] | None"]
 
 class Scheduler:
     def __init__(self, analyse: AnalyseFn, snapshot: SnapshotFn, deliver: Callable[[Analysis], None],
-                 executor: Executor, budget: float, on_busy: Callable[[int], None],
+                 budget: float, on_busy: Callable[[int], None],
                  on_timeout: Callable[[str, int | None, str], Analysis]) -> None:
         self._analyse, self._snapshot, self._deliver = analyse, snapshot, deliver
-        self._executor, self._budget, self._on_busy, self._on_timeout = executor, budget, on_busy, on_timeout
+        self._budget, self._on_busy, self._on_timeout = budget, on_busy, on_timeout
+        self._executor = self._new_executor()
         self.docs: dict[str, DocState] = {}
         self.busy = 0
 
@@ -66,6 +71,13 @@ class Scheduler:
         if st.task is not None and not st.task.done():
             st.task.cancel()
         st.task = asyncio.ensure_future(self._run(uri, delay))
+
+    @staticmethod
+    def _new_executor() -> ThreadPoolExecutor:
+        return ThreadPoolExecutor(1, thread_name_prefix="nki-analysis")
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
 
     def forget(self, uri: str) -> None:
         st = self.docs.pop(uri, None)
@@ -110,6 +122,9 @@ class Scheduler:
                 analysis = await asyncio.wait_for(fut, self._budget)
             except asyncio.TimeoutError:
                 analysis = self._on_timeout(uri, version, text)
+                # the stuck thread cannot be stopped: leave it, and run the next analyses in a new one
+                self._executor.shutdown(wait=False, cancel_futures=False)
+                self._executor = self._new_executor()
         finally:
             self._busy(-1)
         self._land(analysis)

@@ -12,7 +12,6 @@ import logging
 import os
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from lsprotocol import types
@@ -60,9 +59,8 @@ class NkiLanguageServer(LanguageServer):
         self.status_notifications = False
         self.shown_problems: set[str] = set()
         self.published: dict[str, dict[str, list[types.Diagnostic]]] = {}  # target uri -> owner uri -> diags
-        self.executor = ThreadPoolExecutor(options.workers, thread_name_prefix="nki-analysis")
-        self.scheduler = Scheduler(self._analyse, self._snapshot, self._deliver, self.executor,
-                                   options.time_budget, self._on_busy, self._timed_out)
+        self.scheduler = Scheduler(self._analyse, self._snapshot, self._deliver, options.time_budget,
+                                   self._on_busy, self._timed_out)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         if isinstance(source, type) and issubclass(source, JsonRpcException):
@@ -386,6 +384,6 @@ def create_server(options: ServerOptions | None = None) -> NkiLanguageServer:
 
     @server.feature(types.SHUTDOWN)
     def on_shutdown(ls: NkiLanguageServer, params: None) -> None:
-        ls.executor.shutdown(wait=False, cancel_futures=True)
+        ls.scheduler.shutdown()
 
     return server

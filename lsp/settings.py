@@ -32,7 +32,6 @@ class ServerOptions:
     base: Options = Options()
     debounce: float = 0.15  # seconds of quiet after an edit before a document is analysed
     time_budget: float = 120.0  # seconds one analysis may take before its result is given up on
-    workers: int = 2  # analysis threads (the analysis runs off the event loop)
     analyze: Callable[[str, str, Options], VerifyResult] = analyze_source
 
 

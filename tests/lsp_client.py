@@ -13,7 +13,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SERVER = [sys.executable, "-m", "lsp", "--log-level", "WARNING"]
+SERVER = [sys.executable, "-m", "lsp", "--log-level", os.environ.get("NKI_LSP_LOG", "WARNING")]
 # a guard against a hung test, not a timing assertion: the slowest wait is one analysis on a loaded machine
 WAIT = 120.0
 

@@ -102,6 +102,32 @@ async def test_a_burst_of_edits_publishes_the_newest_version_only(client: Record
     assert len(errors(await client.diagnostics_for(uri, 52))) == 3
 
 
+def many_kernels(n: int) -> str:
+    """A file of `n` copies of the buggy kernel (each with three findings)."""
+    body = open(BUG).read().split("@nki.jit\n", 1)[1]
+    return "import nki\nimport nki.isa as nisa\nimport nki.language as nl\n" + "".join(
+        "\n\n@nki.jit\n" + body.replace("def tensor_add_bug(", f"def k{i}(") for i in range(n))
+
+
+async def test_a_large_file_under_a_burst_keeps_the_server_answering(client: RecordingClient, tmp_path) -> None:
+    text = many_kernels(40)  # about 500 lines
+    uri = open_doc(client, str(tmp_path / "big.py"), text)
+    for version in range(2, 52):
+        text = text.replace("nisa.tensor_tensor(", "nisa.tensor_tensor( ", 1) if version % 2 else text
+        replace_text(client, uri, text, version)
+    # the event loop answers while the analysis runs in a worker thread
+    line = next(i for i, t in enumerate(text.splitlines()) if "dma_copy" in t)
+    col = text.splitlines()[line].index("dma_copy") + 2
+    h = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri), position=types.Position(line=line, character=col)))
+    assert h is not None and "dma_copy" in h.contents.value
+    final = await client.diagnostics_for(uri, 51)
+    assert [d.code for d in final] == ["NKI101"] * 3 * 40, [(d.code, d.message, d.range) for d in final
+                                                             if d.code != "NKI101"]
+    versions = [p.version for p in client.published if p.uri == uri]
+    assert versions == sorted(versions) and versions[-1] == 51
+
+
 async def test_hover(client: RecordingClient) -> None:
     text = open(BUG).read() + "# nki-verify: file-ignore[NKI403]\n"
     uri = open_doc(client, BUG, text)
