@@ -39,6 +39,18 @@ class BudgetExceeded(Exception):
 _NO_VALUE = object()  # no operand short-circuited a boolean operator
 
 
+def _conjuncts(b: E.BExpr) -> set:
+    out: set = set()
+    stack = [b]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, E.BAnd):
+            stack.extend(x.args)
+        else:
+            out.add(x)
+    return out
+
+
 class Frame:
     __slots__ = ("func", "module", "locals", "closure", "pc", "returns", "globals_decl", "nonlocal_decl", "name",
                  "owner", "kind")
@@ -187,6 +199,11 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         if self.kb is None:
             return None
         path = self.path_cond()
+        known = _conjuncts(path)
+        if cond in known or (isinstance(cond, E.BAnd) and all(a in known for a in cond.args)):
+            return True  # the path already says so (no arithmetic needed, however non-linear)
+        if E.bnot(cond) in known:
+            return False
         facts = E.band(path, *self.loop_facts)
         ranges = dict(self.kb.ranges)
         E.refine_ranges(ranges, facts)

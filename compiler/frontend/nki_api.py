@@ -569,15 +569,19 @@ class NkiMixin:
     def _operand_tensors(self, op: Any, v: Any, node: ast.AST | None) -> list | None:
         if isinstance(v, V.TensorVal):
             return [v]
-        if op.is_list and isinstance(v, (tuple, V.PyList)):
+        if op.is_list and isinstance(v, (tuple, V.PyList, V.SymSeq)):
             tvs: list = []
-            stack = list(self.iterate_known(v, node))
-            while stack:  # lists of lists (per channel) flattened
+            stack = [v]
+            while stack:  # lists of lists (per channel) flattened; a list built in a loop by its element
                 x = stack.pop(0)
                 if isinstance(x, V.TensorVal):
                     tvs.append(x)
-                elif isinstance(x, (tuple, V.PyList)):
-                    stack[:0] = list(self.iterate_known(x, node))
+                elif isinstance(x, tuple):
+                    stack[:0] = list(x)
+                elif isinstance(x, V.PyList):
+                    stack[:0] = list(x.items) + ([x.tail] if x.tail is not None else [])
+                elif isinstance(x, V.SymSeq):
+                    stack.insert(0, x.elem)
             return tvs
         if isinstance(v, (int, float, bool, E.Expr, V.SymFloat)) and op.scalar_ok:
             return None

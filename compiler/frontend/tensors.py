@@ -111,6 +111,9 @@ class TensorMixin:
             address = tuple(E.lift(self.as_int(p, "an address")) for p in parts)
         name = name_v if isinstance(name_v, str) and name_v and "{" not in name_v else self._alloc_name(node)
         tv = self.new_tensor(name, buffer, shape, dtype, node, "ndarray", address, par_dim)
+        if isinstance(raw_shape, V.GuessedShape) and raw_shape.param:
+            # `nl.ndarray(x.shape, ...)` inherits x's guessed rank: a use with another rank corrects both
+            self._guessed_ranks[tv.tensor.id] = raw_shape.param
         if fn.spec_name in ("zeros", "ones", "full", "rand", "zeros_like", "shared_identity_matrix",
                             "shared_constant"):
             self.kb.add_instr(op=ins.qualname, dialect=self.kb.dialect,
