@@ -76,10 +76,13 @@ def analyze_source(text: str, path: str, options: Options | None = None) -> Veri
         result.seconds = time.perf_counter() - t0
         return result
     diags = [_front(issue) for issue in fr.issues]
+    # solver verdicts shared by the kernels and launch contexts of this file (and, when the caller keeps
+    # one across calls, by earlier versions of it: the language server's edits)
+    cache = options.solver_cache if options.solver_cache is not None else {}
     for kernel in fr.kernels:
         result.ir.append(kernel)
         try:
-            diags.extend(_analyse_kernel(kernel, options, result))
+            diags.extend(_analyse_kernel(kernel, options, result, cache))
         except Exception as exc:  # noqa: BLE001
             diags.append(_internal(path, exc, kernel))
     result.diagnostics = _finish(_dedupe(diags), text, path, options, sources)
@@ -104,8 +107,8 @@ def _finish(diags: list, text: str, path: str, options: Options, sources: Source
     return sorted((d for d in diags if options.reports(d.code)), key=lambda d: d.sort_key())
 
 
-def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult) -> list:
-    ka = KernelAnalysis(kernel, options.solver_timeout_ms)
+def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult, cache: dict) -> list:
+    ka = KernelAnalysis(kernel, options.solver_timeout_ms, cache)
     out = []
     for analysis in ANALYSES:
         for ob in analysis(ka):

@@ -50,7 +50,7 @@ def code_fingerprint() -> str:
 
 # Options fields that do not change a file's result here: editor buffers (the CLI has none) and which options
 # were given on the command line (already merged with the configuration)
-_NOT_IN_KEY = ("overlays", "reader", "explicit")
+_NOT_IN_KEY = ("overlays", "reader", "explicit", "solver_cache")
 
 
 def options_key(options: Options) -> str:

@@ -30,6 +30,9 @@ class Options:
     suppressions: bool = True  # honour `# nki-verify: ignore[...]` comments (and report unused ones)
     # option names the user set explicitly (CLI flags): a configuration file does not override them
     explicit: frozenset = frozenset()
+    # solver verdicts kept across calls by a long-lived caller (the language server); never part of a result's
+    # identity: a verdict only depends on its query
+    solver_cache: dict | None = field(default=None, compare=False, hash=False, repr=False)
 
     def reports(self, code: str) -> bool:
         """Is `code` selected?  The longest matching prefix of select/ignore decides, as in ruff."""

@@ -417,7 +417,7 @@ class CallsMixin:
         if kb is None:
             return V.Unknown(label)
         if base == "int":
-            return kb.new_sym(label, "scalar")
+            return kb.new_sym(label, "config")
         if base == "bool":
             return kb.new_bsym(label)
         if base == "float":

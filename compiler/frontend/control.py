@@ -777,7 +777,7 @@ class ControlMixin:
         line = st.lineno
         before = {n: f.locals[n] for n in names}
         for n in names:
-            f.locals[n] = self.fresh_int(f"{n} after the while loop at line {line}", "scalar")
+            f.locals[n] = self.fresh_int(f"{n} after the while loop at line {line}", "config")
         try:
             exit_cond = E.bnot(self.as_bexpr(self.truth(self.eval(st.test))))
         except V.NotUnderstood:

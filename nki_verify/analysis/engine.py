@@ -25,7 +25,7 @@ from compiler import ir
 from ..diagnostics import ERROR, WARNING, Diagnostic, Location, Note
 from .solver import Proved, Prover, Unknown, Violated
 
-INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown"})
+INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown", "config"})
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq", "probe"})
 
 
@@ -59,7 +59,7 @@ class Stats:
 
 
 class KernelAnalysis:
-    def __init__(self, kernel: ir.Kernel, timeout_ms: int) -> None:
+    def __init__(self, kernel: ir.Kernel, timeout_ms: int, cache: dict | None = None) -> None:
         self.k = kernel
         self.info = {s.sym: s for s in kernel.symbols}
         self.loops = {lp.id: lp for lp in kernel.loops}
@@ -73,7 +73,7 @@ class KernelAnalysis:
                     base.append(E.lt(s.sym, s.hi))
         base.extend(a.cond for a in kernel.assumptions)
         self.base = base
-        self.prover = Prover(base, timeout_ms)
+        self.prover = Prover(base, timeout_ms, cache)
         self.stats = Stats()
         self._seen: set = set()
 
@@ -219,6 +219,10 @@ class KernelAnalysis:
         if ob.floor is None and inputs and not ob.definite:
             fine = self.prover.sometimes_fine(ob.goal, local, execs)
             if fine is not False:
+                if any(self.info[s].role == "config" for s in inputs):
+                    # fields of a configuration object are derived by code outside the kernel: a finding
+                    # for only some of their values says nothing about the configurations really built
+                    return None
                 severity = WARNING
                 suggestion = self._suggest(ob, local, inputs)
         model = self._nicer_model(ob, local, [s for s in inputs if s in shown]) or v.model
@@ -339,6 +343,8 @@ def prove_cheaply(goal: E.BExpr, ranges: dict, bounds: dict) -> bool:
         return True
     if isinstance(goal, E.BAnd):
         return all(prove_cheaply(g, ranges, bounds) for g in goal.args)
+    if isinstance(goal, E.BOr):  # disjoint placements: one of `a ends before b` / `b ends before a` holds
+        return any(prove_cheaply(g, ranges, bounds) for g in goal.args)
     if isinstance(goal, E.Cmp) and goal.op == E.LE:
         return _nonpos(goal.e, ranges, bounds, 0)
     return False
@@ -362,6 +368,15 @@ def _nonpos(e: E.Expr, ranges: dict, bounds: dict, depth: int) -> bool:
             elif all(_nonpos(x, ranges, bounds, depth + 1) for x in cases):
                 return True
             return False
+    # a floor division whose coefficient is a multiple of its divisor has linear bounds:
+    # (a - d + 1) / d <= a // d <= a / d; substitute the end that makes e larger (sound for e <= 0)
+    for atom, k in terms.items():
+        if isinstance(atom, E.FloorDiv) and isinstance(atom.b, E.Const) and atom.b.value > 0 and \
+                k % atom.b.value == 0:
+            d = atom.b.value
+            bound = E.mul(k // d, atom.a) if k > 0 else E.mul(k // d, E.sub(atom.a, d - 1))
+            if _nonpos(E.add(E.sub(e, E.mul(k, atom)), bound), ranges, bounds, depth + 1):
+                return True
     for atom, k in terms.items():
         if not isinstance(atom, E.Sym) or atom not in bounds:
             continue

@@ -159,15 +159,68 @@ def relevant(goal_syms: set, facts: list) -> list:
     return out
 
 
+def _to_cache(v: Any, order: dict) -> Any:
+    if isinstance(v, Violated):
+        return ("violated", {order[s]: val for s, val in v.model.items() if s in order})
+    return v
+
+
+def _from_cache(v: Any, order: dict) -> Any:
+    if isinstance(v, tuple) and v and v[0] == "violated":
+        back = {i: s for s, i in order.items()}
+        return Violated({back[i]: val for i, val in v[1].items() if i in back})
+    return v
+
+
+_INTERN = "__intern__"  # the cache's table of interned query nodes
+
+
 class Prover:
     """Answers obligations for one kernel under its global facts."""
 
-    def __init__(self, base_facts: Iterable[E.BExpr], timeout_ms: int) -> None:
+    def __init__(self, base_facts: Iterable[E.BExpr], timeout_ms: int, cache: dict | None = None) -> None:
         self.timeout_ms = timeout_ms
         self.base = [f for f in base_facts if f != E.TRUE]
         self._tr: Translator | None = None
         self.queries = 0
+        self.cache_hits = 0
         self.seconds = 0.0
+        # verdicts by query up to renaming of symbols: the same obligation in another launch context, another
+        # kernel of the file or an earlier edit of the buffer (the caller decides how long a cache lives)
+        self.cache = cache if cache is not None else {}
+
+    def _key(self, kind: str, exprs: list, ordered: Iterable = ()) -> tuple:
+        """The query up to renaming of symbols, as interned node numbers (linear in the expression DAG;
+        printing or hashing nested tuples would expand shared sub-terms)."""
+        order: dict = {}
+        memo: dict = {}
+        table = self.cache.setdefault(_INTERN, {})
+
+        def cid(e: Any) -> int:
+            r = memo.get(id(e))
+            if r is not None:
+                return r
+            if isinstance(e, (E.Sym, E.BSym)):
+                if e not in order:
+                    order[e] = len(order)
+                key: tuple = ("s" if isinstance(e, E.Sym) else "b", order[e])
+            elif isinstance(e, (E.Const, E.BConst)):
+                key = (type(e).__name__, e.value)
+            elif isinstance(e, E.Lin):
+                key = ("lin", e.const, tuple((cid(a), c) for a, c in e.terms))
+            elif isinstance(e, E.Cmp):
+                key = ("cmp", e.op, cid(e.e))
+            elif isinstance(e, E.Exists):
+                key = ("ex", tuple(cid(v) for v in e.vars), cid(e.body))
+            else:
+                key = (type(e).__name__, tuple(cid(c) for c in E.children(e)))
+            r = table.setdefault(key, len(table))
+            memo[id(e)] = r
+            return r
+
+        parts = tuple(cid(x) for x in exprs)
+        extra = tuple(cid(x) for x in ordered)
+        return (kind, parts, extra, self.timeout_ms), order
 
     @property
     def tr(self) -> Translator:
@@ -192,20 +245,35 @@ class Prover:
 
         z3 = _z3()
         t0 = time.perf_counter()
+        local = [f for f in facts if f != E.TRUE]
+        syms = set(E.free_syms(goal))
+        for f in local:
+            syms |= E.free_syms(f)
+        keep = local + relevant(syms, self.base)
+        key, order = self._key("violation", [goal] + keep)
+        hit = self.cache.get(key)
+        if hit is not None:
+            self.cache_hits += 1
+            return _from_cache(hit, order)
         self.queries += 1
         try:
-            s, _ = self._solver(goal, facts)
+            s = make_solver(self.timeout_ms, RLIMIT)
+            for f in keep:
+                s.add(self.tr.term(f))
             s.add(z3.Not(self.tr.term(goal)))
             r = s.check()
             if r == z3.unsat:
-                return PROVED
-            if r == z3.sat:
-                return Violated(self._model(s.model()))
-            return Unknown(s.reason_unknown() or "solver gave up")
+                out: Any = PROVED
+            elif r == z3.sat:
+                out = Violated(self._model(s.model()))
+            else:
+                out = Unknown(s.reason_unknown() or "solver gave up")
         except z3.Z3Exception as exc:
-            return Unknown(str(exc))
+            out = Unknown(str(exc))
         finally:
             self.seconds += time.perf_counter() - t0
+        self.cache[key] = _to_cache(out, order)
+        return out
 
     def _model(self, m: Any) -> dict:
         out = {}
@@ -231,29 +299,33 @@ class Prover:
         import time
 
         z3 = _z3()
+        local = [f for f in facts if f != E.TRUE]
+        syms = set(E.free_syms(goal))
+        for f in local:
+            syms |= E.free_syms(f)
+        base = relevant(syms, self.base)
+        key, _ = self._key("fine", [goal] + local + [E.TRUE] + base, exec_syms)
+        if key in self.cache:
+            self.cache_hits += 1
+            return self.cache[key]
         self.queries += 1
         t0 = time.perf_counter()
+        out: bool | None = None
         try:
-            local = [f for f in facts if f != E.TRUE]
-            syms = set(E.free_syms(goal))
-            for f in local:
-                syms |= E.free_syms(f)
             s = make_solver(self.timeout_ms, QUANT_RLIMIT)
-            for f in relevant(syms, self.base):
+            for f in base:
                 s.add(self.tr.term(f))
             body = z3.Implies(z3.And([self.tr.term(f) for f in local] or [z3.BoolVal(True)]), self.tr.term(goal))
             xs = [self.tr.var(x) for x in exec_syms]
             s.add(z3.ForAll(xs, body) if xs else body)
             r = s.check()
-            if r == z3.sat:
-                return True
-            if r == z3.unsat:
-                return False
-            return None
+            out = True if r == z3.sat else (False if r == z3.unsat else None)
         except z3.Z3Exception:
-            return None
+            out = None
         finally:
             self.seconds += time.perf_counter() - t0
+        self.cache[key] = out
+        return out
 
     def proves_with(self, extra: E.BExpr, goal: E.BExpr, facts: list) -> bool:
         r = self.find_violation(goal, list(facts) + [extra])
