@@ -11,6 +11,7 @@ does the bookkeeping of every access.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 from typing import Any, Callable
 
@@ -156,7 +157,7 @@ def bind(decl: Any, dialect: str, args: tuple, kwargs: dict, defaults: Callable[
 
 
 def _bind_signature(decl: Any, form: str, sig: Any, args: tuple, kwargs: dict, defaults: Callable) -> dict:
-    pos = list(sig.positional)
+    pos = sig.positional
     if len(args) > len(pos) and not sig.varargs:
         raise BindError(f"takes {len(pos)} positional arguments but {len(args)} were given")
     bound = dict(zip(pos, args))
@@ -164,13 +165,35 @@ def _bind_signature(decl: Any, form: str, sig: Any, args: tuple, kwargs: dict, d
         if k in bound:
             raise BindError(f"got multiple values for {k!r}")
         bound[k] = v
-    for name in sig.names:
+    for name, text in _defaults(sig, defaults):
         if name not in bound:
-            d = sig.default(name)
-            if d is S.MISSING:
+            if text is S.MISSING:
                 raise BindError(f"missing argument {name!r}")
-            bound[name] = _default(d, defaults)
-    return {spec.param_role(decl, form, k): v for k, v in bound.items()}
+            bound[name] = text
+    roles = _roles(decl.qualname, form)
+    return {roles.get(k, k): v for k, v in bound.items()}
+
+
+def _defaults(sig: Any, resolve: Callable) -> list:
+    """(name, default value or MISSING) per parameter, evaluated once per signature by the namespaces that
+    resolve them (resolve.__self__ keeps the cache)."""
+    cache = getattr(getattr(resolve, "__self__", None), "default_cache", None)
+    got = cache.get(sig.text) if cache is not None else None
+    if got is None:
+        got = []
+        for name in sig.names:
+            d = sig.default(name)
+            got.append((name, S.MISSING if d is S.MISSING else _default(d, resolve)))
+        if cache is not None:
+            cache[sig.text] = got
+    return got
+
+
+@functools.lru_cache(maxsize=None)
+def _roles(qualname: str, form: str) -> dict:
+    decl = spec.lookup(qualname)
+    sig = decl.signature(form)
+    return {n: spec.param_role(decl, form, n) for n in sig.names}
 
 
 def _default(text: str, defaults: Callable[[str], Any]) -> Any:

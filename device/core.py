@@ -17,7 +17,7 @@ from compiler.spec.targets import Target
 from . import dtypes as DT
 from .faults import DeviceFault, FaultLog, Site, user_site
 from .hazards import Access, AccessLog, Live, overflows, primary_site
-from .memory import OnChipMemory
+from .memory import ArenaPool, OnChipMemory
 from .tensor import ON_CHIP, Storage, View, layout, shadow_dtype
 
 
@@ -45,6 +45,7 @@ class Run:
         self.rule_cache: dict = {}
         self.launches: list = []
         self.modules: Any = None  # the fake nki modules of this run (device.modules.ModuleSet)
+        self.arenas = ArenaPool()
 
     def tick(self) -> int:
         self.clock += 1
@@ -117,11 +118,18 @@ class Program:
     def memory(self, buffer: str) -> OnChipMemory:
         if buffer == "sbuf":
             if self._sbuf is None:
-                self._sbuf = OnChipMemory("sbuf", self.run.target)
+                self._sbuf = self.run.arenas.take("sbuf", self.run.target)
             return self._sbuf
         if self._psum is None:
-            self._psum = OnChipMemory("psum", self.run.target)
+            self._psum = self.run.arenas.take("psum", self.run.target)
         return self._psum
+
+    def release(self) -> None:
+        """Give the program's on-chip memories back (its tiles are dead once it has finished)."""
+        for mem in (self._sbuf, self._psum):
+            if mem is not None:
+                self.run.arenas.give(mem, self.run.target)
+        self._sbuf = self._psum = None
 
     def allocate(self, name: str, buffer: str, dname: str, shape: tuple, par_dim: int = 0, kind: str = "ndarray",
                  address: Any = None, site: Site | None = None, fill: bool = True) -> Storage:
@@ -137,19 +145,36 @@ class Program:
                                                   site)
         if data is None:
             data = np.empty((rows, cols), dtype=np_dtype)
-            shadow = np.zeros((rows, cols), dtype=shadow_dtype(isz))
+            # HBM cannot be aliased by placement: one shadow byte per element is enough
+            shadow = np.zeros((rows, cols), dtype=shadow_dtype(isz) if buffer in ON_CHIP else np.uint8)
         owner = None if buffer == "shared_hbm" or kind == "param" else self
         st = Storage(self.run.new_sid(), name, buffer, dname, shape, par_dim, data, shadow, kind, site, owner)
         if placement is not None:
             pl, token, mem = placement
             st.placement, st.token, st.memory = pl, token, mem
             weakref.finalize(st, mem.free, token)
-        if fill and (placement is None or not placement[0].manual):
-            data[...] = DT.nan_fill(dname)
+            st.exact = pl.manual  # placed bytes may be shared with other placements
+            st.fresh = not pl.manual  # a reused auto region: its shadow is cleared when first partly written
+        if fill and buffer in ON_CHIP and placement is None:
+            data[...] = DT.nan_fill(dname)  # private backing: as NKI's simulator, unwritten data reads as NaN (or 4)
         st.alloc_time = self.run.tick()
         st.last_use = st.alloc_time
         if buffer in ON_CHIP:
-            self.onchip.append(st)
+            self.onchip.append(st.life)
+        return st
+
+    def wrap(self, name: str, buffer: str, arr: np.ndarray, site: Site) -> Storage:
+        """A kernel input: the host array itself when its layout allows (no copy; like NKI's simulator, a
+        kernel that writes its input updates the host array), written everywhere."""
+        dname = DT.dtype_name(arr.dtype)
+        rows, cols = layout(arr.shape, buffer, 0)
+        if arr.flags.c_contiguous and arr.flags.writeable and arr.dtype == DT.storage_dtype(dname):
+            data = arr.reshape(rows, cols)
+        else:
+            data = np.array(arr, dtype=DT.storage_dtype(dname), order="C").reshape(rows, cols)
+        st = Storage(self.run.new_sid(), name, buffer, dname, arr.shape, 0, data, None, "param", site, None)
+        st.alloc_time = self.run.tick()
+        st.last_use = st.alloc_time
         return st
 
     def _place(self, name: str, buffer: str, shape: tuple, par_dim: int, rows: int, cols: int, isz: int,
@@ -171,7 +196,6 @@ class Program:
             return None, None, None
         pl, token = got
         data, shadow = mem.mem.typed(0, parts, pl.byte, nbytes, np_dtype, shadow_dtype(isz))
-        shadow[...] = 0
         return data, shadow, (pl, token, mem)
 
     def _manual(self, name: str, buffer: str, mem: OnChipMemory, parts: int, nbytes: int, np_dtype: np.dtype,
@@ -239,12 +263,33 @@ class Program:
     def store(self, view: View, values: Any, mask: np.ndarray | None = None, acc: bool = False) -> None:
         """Write already-cast values into a view, with its bookkeeping."""
         self.on_write(view, values, mask, acc)
-        if view.oob:
-            view.write(view.storage.data, values, mask)
-            view.write(view.storage.shadow, view.storage.full, mask)
-            return
         view.write(view.storage.data, values, mask)
+        self.written(view, mask)
+
+    def written(self, view: View, mask: np.ndarray | None) -> None:
+        st = view.storage
+        if st.all_written and not st.exact:
+            return
+        if mask is None and not st.all_written and view.covers_storage():
+            st.all_written = True  # monotonic: later reads of this storage need no shadow check
+            if not st.exact:
+                st.fresh = False
+                return
         view.mark_written(mask)
+
+    def compute_into(self, view: View, fn: Any, acc: bool = False) -> bool:
+        """Let `fn(out)` write float32 results straight into the view (no temporary, no copy) when the view
+        is a plain strided float32 view of private memory; False when the caller must compute and `store`."""
+        st = view.storage
+        if st.dname != "float32" or st.owner is None:
+            return False
+        out = view._base_view(st.data)
+        if out is None:
+            return False
+        self.on_write(view, None, None, acc)
+        fn(out)
+        self.written(view, None)
+        return True
 
     def load(self, view: View, mask: np.ndarray | None = None, acc: bool = False, as_src: bool = False
              ) -> np.ndarray:
@@ -310,12 +355,12 @@ class Program:
         target = self.run.target
         for buffer in ("sbuf", "psum"):
             lives = []
-            for st in self.onchip:
-                if st.buffer != buffer or _assigned_result(st):
+            for life in self.onchip:
+                if life.buffer != buffer or _assigned_result(life):
                     continue
-                nbytes = st.block_bytes()
+                nbytes = life.block_bytes
                 amount = -(-nbytes // target.psum_bank_bytes) if buffer == "psum" else nbytes
-                lives.append(Live(st.alloc_time, st.last_use, amount, st.site, st.name))
+                lives.append(Live(life.alloc_time, life.last_use, amount, life.site, life.name))
             limit = target.psum_banks if buffer == "psum" else target.sbuf_bytes_per_partition
             for live, total, names in overflows(lives, limit):
                 unit = "PSUM banks" if buffer == "psum" else "bytes per partition of SBUF"
@@ -343,7 +388,7 @@ class Program:
                                a.site)
 
 
-def _assigned_result(st: Storage) -> bool:
+def _assigned_result(st: Any) -> bool:
     """A result tile only ever assigned into a view (`t[j] = nl.load(x)`): the instruction writes straight into
     that view, so the tile takes no memory of its own (the verifier's model)."""
     return st.kind == "result" and st.uses_as_src > 0 and st.other_uses == 0

@@ -116,8 +116,7 @@ def _degraded(call: Call, impl: Callable) -> None:
     except Exception:  # noqa: BLE001 - shapes the spec rejected may not compute
         pass
     for role in call.output_roles():
-        view = call.tensor(role)
-        view.write(view.storage.shadow, view.storage.full)
+        call.tensor(role).mark_written()
 
 
 def _returns_tile(decl: Any, form: str, bound: dict) -> bool:
@@ -133,18 +132,19 @@ def _returns_tile(decl: Any, form: str, bound: dict) -> bool:
 
 
 def check_rules(call: Call, dialect: str) -> None:
-    tensors, attrs = {}, {}
+    tensors, raw = {}, {}
     for role, v in call.bound.items():
         if isinstance(v, View):
             tensors[role] = v
         elif isinstance(v, (list, tuple)) and v and isinstance(v[0], View) and call.decl.operand(role) is not None:
             tensors[role] = v[0]
         else:
-            attrs[role] = attr_value(v)
-    key = _cache_key(call, dialect, tensors, attrs)
+            raw[role] = v
+    key = _cache_key(call, dialect, tensors, raw)
     cache = call.program.launch.rule_cache
     found = cache.get(key) if key is not None else None
     if found is None:
+        attrs = {role: attr_value(v) for role, v in raw.items()}
         found = violations(call.decl, dialect, call.target, tensors, attrs)
         if key is not None:
             cache[key] = found
@@ -152,15 +152,35 @@ def check_rules(call: Call, dialect: str) -> None:
         call.fault(rule.code, rule.message, quantities)
 
 
-def _cache_key(call: Call, dialect: str, tensors: dict, attrs: dict) -> Any:
+def _cache_key(call: Call, dialect: str, tensors: dict, raw: dict) -> Any:
+    """Equal keys mean equal operands for every rule: shapes, dtypes, buffers and the arguments themselves
+    (hashable ones as they are, which is cheaper than normalising them first)."""
+    ts = tuple([(r, t.shape, t.storage.dname, t.storage.buffer) for r, t in tensors.items()])
+    key = (call.decl.qualname, dialect, call.target.name, ts, tuple(raw.items()))
+    if not any(type(v) in _BY_VALUE for v in raw.values()):
+        try:
+            hash(key)
+            return key
+        except TypeError:
+            pass
     try:
-        key = (call.decl.qualname, dialect, call.target.name,
-               tuple((r, t.shape, t.storage.dname, t.storage.buffer) for r, t in sorted(tensors.items())),
-               tuple(sorted(attrs.items())))
+        key = key[:4] + (tuple((r, _hashable(v)) for r, v in raw.items()),)
         hash(key)
         return key
     except TypeError:
         return None
+
+
+# arguments whose identity says nothing about their value (or whose == is element-wise)
+_BY_VALUE = frozenset({Mask, IndexGrid, np.ndarray, list})
+
+
+def _hashable(v: Any) -> Any:
+    if isinstance(v, list):
+        return ("list",) + tuple(_hashable(x) for x in v)
+    if isinstance(v, (Mask, IndexGrid, np.ndarray)) or type(v).__name__ == "Register":
+        return attr_value(v)
+    return v
 
 
 def check_partitions(call: Call) -> None:

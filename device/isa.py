@@ -161,7 +161,8 @@ def nc_matmul(call: Call) -> None:
     """dst[M, N] (+)= stationary[K, M].T @ moving[K, N], in float32 (PSUM accumulation)."""
     s, m = _matmul_operands(call)
     k = min(s.shape[0], m.shape[0])
-    prod = np.matmul(s[:k].T, m[:k])
+    # contiguous operands: a view with the SBUF's partition stride would keep numpy off BLAS
+    prod = np.matmul(np.ascontiguousarray(s[:k]).T, np.ascontiguousarray(m[:k]))
     accumulate_into(call, "dst", prod, call.get("accumulate"))
 
 
@@ -178,11 +179,16 @@ def accumulate_into(call: Call, role: str, values: np.ndarray, accumulate: Any) 
     if accumulate is True and written is not True:
         call.fault("NKI404", "accumulate=True onto PSUM that no matmul wrote (undefined behaviour)",
                    (("tensor", dst.storage.name),))
-    old = DT.to_f32(call.program.load(dst, acc=True) if written is True else dst.values())
     if written is True:
-        out = old + values
+        call.program.on_read(dst, None, acc=True, check=False)
+        if call.mask is None and call.program.compute_into(dst, lambda out: np.add(out, values, out=out), acc=psum):
+            return
+        out = DT.to_f32(dst.values()) + values
+    elif written is False or not np.asarray(written).any():
+        out = values
     else:
-        out = np.where(written, old, 0) + values
+        call.program.on_read(dst, None, acc=True, check=False)
+        out = np.where(written, DT.to_f32(dst.values()), 0) + values
     call.write(role, out, acc=psum)
 
 
@@ -216,6 +222,11 @@ def _arith_in(call: Call, role: str) -> np.ndarray:
 def tensor_tensor(call: Call) -> None:
     op = O.as_op(call.get("op"))
     a, b = _arith_in(call, "data1"), _arith_in(call, "data2")
+    dst = call.tensor("dst")
+    if call.mask is None and op.kind == "arith" and a.dtype == np.float32 and b.dtype == np.float32 and \
+            a.shape == b.shape and dst.numel == a.size and len(dst.shape) == 2 and a.shape == dst.shape:
+        if call.program.compute_into(dst, lambda out: O.apply_binary_into(op, a, b, out)):
+            return
     call.write("dst", O.apply_binary(op, a, b))
 
 

@@ -143,12 +143,6 @@ def launch(kernel: Kernel, grid: tuple | None, args: tuple, kwargs: dict) -> Any
             raise KernelPrecondition(site, str(exc) or "assertion failed") from None
 
     results = la.execute(body)
-    for p in la.programs:
-        token = context.enter(p)
-        try:
-            p.finish()
-        finally:
-            context.leave(token)
     _write_back(originals)
     run.launches.append(la)
     return to_host(results[0])
@@ -192,14 +186,10 @@ def _param(prog: Any, name: str, a: Any, buffer: str, originals: list) -> Any:
     if isinstance(a, View) or not _is_array(a):
         return a
     arr = np.asarray(a)
-    dname = DT.dtype_name(arr.dtype)
-    site = Site(getattr(prog, "_kernel_file", "<inputs>"), 0, name)
-    st = prog.allocate(name, buffer, dname, arr.shape, kind="param", site=site, fill=False)
-    view = full_view(st)
-    view.write(st.data, arr.reshape(st.shape) if st.shape else arr)
-    view.mark_written()
-    originals.append((a, st))
-    return view
+    st = prog.wrap(name, buffer, arr, Site("<inputs>", 0, name))
+    if not np.shares_memory(st.data, arr):
+        originals.append((a, st))
+    return full_view(st)
 
 
 def _is_array(a: Any) -> bool:
@@ -218,8 +208,13 @@ def _write_back(originals: list) -> None:
 
 
 def to_host(v: Any) -> Any:
-    """Tensors returned by a kernel as numpy arrays (copies)."""
+    """Tensors returned by a kernel as numpy arrays (the storage itself for a whole HBM tensor: the run is over,
+    nothing else uses it)."""
     if isinstance(v, NkiTensor):
+        st = v.storage
+        if v.covers_storage() and st.data.flags.c_contiguous and st.kind != "param" and v.shape == st.shape \
+                and not st.on_chip:
+            return st.data.reshape(st.shape)
         return np.array(v.values(), copy=True)
     if isinstance(v, tuple):
         return tuple(to_host(x) for x in v)

@@ -86,9 +86,12 @@ def _points(grid: tuple) -> list:
 def _in_program(program: Program, body: Callable) -> Any:
     token = context.enter(program)
     try:
-        return body(program)
+        result = body(program)
+        program.finish()
+        return result
     finally:
         context.leave(token)
+        program.release()
 
 
 class _Coop:

@@ -57,8 +57,16 @@ class OnChipMemory:
         self.mem = Region2D(self.pmax, self.capacity)
         self._used: list = []  # sorted (start, end, token) byte ranges in use
         self._token = 0
+        self.high_water = 0  # bytes per partition ever handed out (what a reset must clear)
+
+    def reset(self) -> None:
+        """Ready for another program: nothing allocated, nothing written (data stays stale, as on hardware)."""
+        self.mem.shadow[:, :self.high_water] = 0
+        self._used = []
+        self.high_water = 0
 
     def _insert(self, start: int, end: int) -> int:
+        self.high_water = max(self.high_water, min(end, self.capacity))
         self._token += 1
         bisect.insort(self._used, (start, end, self._token))
         return self._token
@@ -89,3 +97,21 @@ class OnChipMemory:
 
     def fits(self, partition: int, byte: int, partitions: int, nbytes: int) -> bool:
         return partition >= 0 and byte >= 0 and partition + partitions <= self.pmax and byte + nbytes <= self.capacity
+
+
+class ArenaPool:
+    """On-chip memories kept between programs and runs of one `Device`: allocating and first touching 28 MiB
+    of SBUF (and its shadow) per program would dominate short runs."""
+
+    def __init__(self) -> None:
+        self._free: dict = {}
+
+    def take(self, buffer: str, target: Target) -> OnChipMemory:
+        free = self._free.get((buffer, target.name))
+        if free:
+            return free.pop()
+        return OnChipMemory(buffer, target)
+
+    def give(self, mem: OnChipMemory, target: Target) -> None:
+        mem.reset()
+        self._free.setdefault((mem.buffer, target.name), []).append(mem)

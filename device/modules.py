@@ -102,6 +102,7 @@ class Namespaces:
     def __init__(self, dialect: str, target: Target) -> None:
         self.dialect = dialect
         self.target = target
+        self.default_cache: dict = {}  # signature text -> resolved defaults (see device.calls)
         self.language = self._language()
         self.isa = self._isa()
         self._assign = instruction("language.__assign__", dialect)

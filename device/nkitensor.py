@@ -584,12 +584,24 @@ def reinterpret(t: NkiTensor, dname: str) -> NkiTensor:
     if data is None:
         raise ValueError("cannot reinterpret this storage")
     from .tensor import shadow_dtype
-    shadow = st.shadow.view(np.uint8).view(shadow_dtype(new))
+    if st.fresh:
+        st.shadow[...] = 0
+        st.fresh = False
+    if st.all_written and st.shadow is not None and not st.exact:
+        st.shadow[...] = st.full
+    st.exact = True  # the alias shares the shadow bytes from now on
+    if st.shadow is None:
+        shadow = None
+    elif st.on_chip:
+        shadow = st.shadow.view(np.uint8).view(shadow_dtype(new))
+    else:  # one shadow byte per element: a new per-element copy (reinterpreted HBM views do not share it)
+        per_byte = np.repeat(st.shadow, old, axis=1)
+        shadow = per_byte.reshape(st.rows, -1, new).min(axis=2)
     shape = st.shape[:-1] + (st.shape[-1] * old // new,) if st.shape else st.shape
     alias = Storage(st.sid, st.name, st.buffer, dname, shape, st.par_dim, data, shadow, st.kind, st.site, st.owner)
-    alias.placement, alias.alloc_time, alias.first_use, alias.last_use = (st.placement, st.alloc_time,
-                                                                          st.first_use, st.last_use)
+    alias.life = st.life
     alias.read_yet = st.read_yet
+    alias.all_written, alias.exact = st.all_written, True
     last = t.shape[-1] * old // new if t.shape else 1
     strides = tuple(s * old // new for s in t.strides[:-1]) + ((1,) if t.shape else ())
     return NkiTensor(alias, t.shape[:-1] + (last,), strides, t.offset * old // new, dynamic=t.dynamic, oob=t.oob)

@@ -181,6 +181,15 @@ def apply_binary(op: Op, a: Any, b: Any) -> np.ndarray:
         return np.asarray(op.fn(_f32(a), _f32(b)), dtype=np.float32)
 
 
+def apply_binary_into(op: Op, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """Float32 op(a, b) written into `out` (which may be one of the inputs: element-wise, that is safe)."""
+    with np.errstate(all="ignore"):
+        if isinstance(op.fn, np.ufunc):
+            op.fn(a, b, out=out)
+        else:
+            out[...] = op.fn(a, b)
+
+
 def apply_unary(op: Op, a: Any, **kw: Any) -> np.ndarray:
     if op.spec_name == "invert":
         return np.invert(_as_int(a))

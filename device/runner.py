@@ -17,6 +17,7 @@ from compiler.spec.targets import get_target
 from .core import Run, RunOptions
 from .faults import DeviceFault
 from .kernels import Kernel, enter_run, is_host_function, leave_run, launch, to_host
+from .memory import ArenaPool
 from .modules import ModuleSet, installed
 
 _COUNTER = itertools.count()
@@ -41,9 +42,7 @@ class Result:
 
 def load(path: str, target: str = "trn2") -> Any:
     """Import a kernel file with the device's NKI modules (this executes the file's top level)."""
-    modset = ModuleSet(get_target(target))
-    with installed(modset), _importable(path):
-        return _import(path)
+    return Device(target).load(path)
 
 
 @contextlib.contextmanager
@@ -93,31 +92,71 @@ def find_kernel(module: Any, name: str | None) -> Any:
     return kernels[0]
 
 
-def execute(kernel_or_path: Any, *args: Any, kernel: str | None = None, grid: Any = None, target: str = "trn2",
-            mode: str = "collect", shuffle: int | None = None, hazards: bool = True, **kwargs: Any) -> Result:
-    """Run a kernel on the device.  `kernel_or_path` is a kernel (or host function) or a .py file (then
-    `kernel=` names it).  `grid` is the launch grid (Beta 1) or the LNC degree (Beta 2, `grid=2`).  In
-    `collect` mode faults are gathered and execution continues; in `raise` mode the first one is raised."""
-    run = Run(RunOptions(get_target(target), mode, shuffle, hazards))
-    run.modules = ModuleSet(run.target)
-    t0 = time.perf_counter()
-    token = enter_run(run)
-    try:
+class Device:
+    """A reference device: keeps what is worth keeping between runs (the fake modules per target, imported
+    kernel files, on-chip memories).  `device.run` / `device.execute` use a fresh one each call."""
+
+    def __init__(self, target: str = "trn2") -> None:
+        self.target = target
+        self._modules: dict = {}
+        self._files: dict = {}
+        self.arenas = ArenaPool()
+
+    def modules(self, target: str) -> ModuleSet:
+        key = get_target(target).name
+        if key not in self._modules:
+            self._modules[key] = ModuleSet(get_target(target))
+        return self._modules[key]
+
+    def load(self, path: str, target: str | None = None) -> Any:
+        """Import a kernel file with this device's NKI modules (executing its top level), once per version."""
+        target = target or self.target
+        path = os.path.abspath(path)
+        key = (path, get_target(target).name)
+        stamp = os.stat(path).st_mtime_ns
+        got = self._files.get(key)
+        if got is None or got[0] != stamp:
+            with installed(self.modules(target)), _importable(path):
+                got = self._files[key] = (stamp, _import(path))
+        return got[1]
+
+    def execute(self, kernel_or_path: Any, *args: Any, kernel: str | None = None, grid: Any = None,
+                target: str | None = None, mode: str = "collect", shuffle: int | None = None, hazards: bool = True,
+                **kwargs: Any) -> Result:
+        """Run a kernel.  `kernel_or_path` is a kernel (or host function) or a .py file (then `kernel=` names it).
+        `grid` is the launch grid (Beta 1) or the LNC degree (Beta 2, `grid=2`).  In `collect` mode faults are
+        gathered and execution continues; in `raise` mode the first one is raised."""
+        target = target or self.target
+        run = Run(RunOptions(get_target(target), mode, shuffle, hazards))
+        run.modules = self.modules(target)
+        run.arenas = self.arenas
         path = os.fspath(kernel_or_path) if isinstance(kernel_or_path, (str, os.PathLike)) else None
-        with installed(run.modules), (_importable(path) if path else contextlib.nullcontext()):
-            fn = find_kernel(_import(path), kernel) if path else kernel_or_path
-            outputs = _call(fn, grid, args, kwargs)
-            for p in run.pending:
-                p.decide()
-    except DeviceFault as fault:
-        if mode == "raise":
-            raise
-        run.faults.faults.append(fault)
-        outputs = None
-    finally:
-        leave_run(token)
-    return Result(outputs, list(run.faults.faults), run.faults.before_first_hard(), run.stats["instructions"],
-                  time.perf_counter() - t0)
+        fn = find_kernel(self.load(path, target), kernel) if path else kernel_or_path
+        t0 = time.perf_counter()
+        token = enter_run(run)
+        try:
+            with installed(run.modules), (_importable(path) if path else contextlib.nullcontext()):
+                outputs = _call(fn, grid, args, kwargs)
+                for p in run.pending:
+                    p.decide()
+        except DeviceFault as fault:
+            if mode == "raise":
+                raise
+            run.faults.faults.append(fault)
+            outputs = None
+        finally:
+            leave_run(token)
+        return Result(outputs, list(run.faults.faults), run.faults.before_first_hard(), run.stats["instructions"],
+                      time.perf_counter() - t0)
+
+    def run(self, kernel_or_path: Any, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("mode", "raise")
+        return self.execute(kernel_or_path, *args, **kwargs).outputs
+
+
+def execute(kernel_or_path: Any, *args: Any, **kwargs: Any) -> Result:
+    """Run a kernel on a fresh device (see Device.execute)."""
+    return Device(kwargs.get("target") or "trn2").execute(kernel_or_path, *args, **kwargs)
 
 
 def run(kernel_or_path: Any, *args: Any, **kwargs: Any) -> Any:

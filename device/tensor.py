@@ -42,12 +42,40 @@ def shadow_dtype(itemsize: int) -> np.dtype:
     return _SHADOW[itemsize]
 
 
+class Life:
+    """What liveness checks need to know about an allocation; it outlives the storage (which the allocator
+    frees as soon as the kernel drops it)."""
+
+    __slots__ = ("alloc_time", "first_use", "last_use", "uses_as_src", "other_uses", "placement", "buffer", "name",
+                 "site", "kind", "block_bytes")
+
+    def __init__(self, buffer: str, name: str, site: Site, kind: str, block_bytes: int) -> None:
+        self.alloc_time = 0
+        self.first_use = None
+        self.last_use = 0
+        self.uses_as_src = 0  # reads by an assignment (`t[...] = tile`)
+        self.other_uses = 0
+        self.placement = None
+        self.buffer, self.name, self.site, self.kind, self.block_bytes = buffer, name, site, kind, block_bytes
+
+
+def _delegate(field: str) -> property:
+    return property(lambda self: getattr(self.life, field), lambda self, v: setattr(self.life, field, v))
+
+
 class Storage:
     """One allocation: typed data and shadow arrays of shape (rows, cols)."""
 
-    __slots__ = ("sid", "name", "buffer", "dname", "shape", "par_dim", "data", "shadow", "full", "placement",
-                 "kind", "site", "owner", "alloc_time", "first_use", "last_use", "read_yet", "uses_as_src",
-                 "other_uses", "token", "memory", "written", "producer", "__weakref__")
+    __slots__ = ("sid", "name", "buffer", "dname", "shape", "par_dim", "data", "shadow", "full", "kind", "site",
+                 "owner", "read_yet", "token", "memory", "written", "producer", "all_written", "fresh", "exact", "life",
+                 "__weakref__")
+
+    alloc_time = _delegate("alloc_time")
+    first_use = _delegate("first_use")
+    last_use = _delegate("last_use")
+    uses_as_src = _delegate("uses_as_src")
+    other_uses = _delegate("other_uses")
+    placement = _delegate("placement")
 
     def __init__(self, sid: int, name: str, buffer: str, dname: str, shape: tuple, par_dim: int,
                  data: np.ndarray, shadow: np.ndarray, kind: str, site: Site, owner: Any) -> None:
@@ -59,17 +87,19 @@ class Storage:
         self.par_dim = par_dim
         self.data = data
         self.shadow = shadow
-        self.full = np.iinfo(shadow.dtype).max
-        self.placement = None
+        # Shadow state.  all_written: every element written (inputs; or a write covered the storage): no check
+        # needed.  fresh: nothing written yet and the shadow bytes not yet cleared (cleared on the first partial
+        # write).  exact: other storages alias these bytes (manual placement, reinterpretation), so the shadow
+        # bytes are kept exact even when a flag says the same.
+        self.all_written = shadow is None
+        self.fresh = False
+        self.exact = False
+        self.full = np.iinfo(shadow.dtype).max if shadow is not None else 0
         self.kind = kind  # param | ndarray | result | const
         self.site = site
         self.owner = owner  # the program instance for private buffers, None when shared
-        self.alloc_time = 0
-        self.first_use = None
-        self.last_use = 0
+        self.life = Life(buffer, name, site, kind, math.prod(self.shape[par_dim + 1:]) * DT.itemsize(dname))
         self.read_yet = False
-        self.uses_as_src = 0  # reads by an assignment (`t[...] = tile`)
-        self.other_uses = 0
         self.token = None
         self.memory = None
         self.written = False  # a kernel input the kernel wrote (copied back to the host array)
@@ -220,7 +250,7 @@ def regions_overlap(a: Region, b: Region, cols: int) -> np.ndarray | None:
 class View:
     """Which elements of a storage a tensor value denotes (the part of `Tensor` the engines read)."""
 
-    __slots__ = ("storage", "shape", "strides", "offset", "grid", "valid", "dynamic", "oob", "site")
+    __slots__ = ("storage", "shape", "strides", "offset", "grid", "valid", "dynamic", "oob", "site", "_dv", "_sv")
 
     def __init__(self, storage: Storage, shape: tuple, strides: tuple, offset: int, grid: Any = None,
                  valid: Any = None, dynamic: bool = False, oob: bool = False, site: Site | None = None) -> None:
@@ -233,6 +263,7 @@ class View:
         self.dynamic = dynamic
         self.oob = oob
         self.site = site
+        self._dv = self._sv = None  # cached numpy views of the data and shadow arrays
 
     @property
     def numel(self) -> int:
@@ -241,6 +272,15 @@ class View:
     def _base_view(self, base: np.ndarray) -> np.ndarray | None:
         if self.grid is not None or self.oob:
             return None
+        st = self.storage
+        if base is st.data:
+            if self._dv is None:
+                self._dv = strided(base, self.offset, self.shape, self.strides)
+            return self._dv
+        if base is st.shadow:
+            if self._sv is None:
+                self._sv = strided(base, self.offset, self.shape, self.strides)
+            return self._sv
         return strided(base, self.offset, self.shape, self.strides)
 
     def indices(self) -> np.ndarray:
@@ -300,7 +340,12 @@ class View:
 
     def written(self, mask: np.ndarray | None = None) -> np.ndarray | bool:
         """True when every element (in the mask) has been written; else a boolean array per element."""
-        sh = self.read(self.storage.shadow, mask)
+        st = self.storage
+        if st.all_written:
+            return True
+        if st.fresh:
+            return np.zeros(self.shape, dtype=np.bool_) if self.numel else True
+        sh = self.read(st.shadow, mask)
         full = self.storage.full
         if sh.size == 0 or sh.min() == full:
             return True
@@ -311,7 +356,12 @@ class View:
         return True if ok.all() else ok
 
     def mark_written(self, mask: np.ndarray | None = None) -> None:
-        self.write(self.storage.shadow, self.storage.full, mask)
+        st = self.storage
+        if st.fresh:
+            st.shadow[...] = 0
+            st.fresh = False
+        if not st.all_written or st.exact:
+            self.write(st.shadow, st.full, mask)
 
     def values(self, mask: np.ndarray | None = None) -> np.ndarray:
         return self.read(self.storage.data, mask)
