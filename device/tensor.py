@@ -161,7 +161,11 @@ def strided(base: np.ndarray, offset: int, shape: tuple, strides: tuple) -> np.n
     if cend >= cols or r0 >= base.shape[0] or r0 < 0:
         return None
     st0, st1 = base.strides
-    return as_strided(base[r0:, c0:], shape=shape, strides=tuple(r * st0 + c * st1 for r, c in zip(rs, cs)))
+    byte_strides = tuple(r * st0 + c * st1 for r, c in zip(rs, cs))
+    if base.dtype.isbuiltin == 2:  # ml_dtypes: the array interface cannot describe them; stride the raw words
+        raw = base.view(_SHADOW[base.dtype.itemsize])
+        return as_strided(raw[r0:, c0:], shape=shape, strides=byte_strides).view(base.dtype)
+    return as_strided(base[r0:, c0:], shape=shape, strides=byte_strides)
 
 
 def flat_indices(offset: int, shape: tuple, strides: tuple) -> np.ndarray:
