@@ -17,7 +17,7 @@ from compiler.spec.targets import Target
 from . import dtypes as DT
 from .faults import DeviceFault, FaultLog, Site, user_site
 from .hazards import Access, AccessLog, Live, overflows, primary_site
-from .memory import ArenaPool, OnChipMemory
+from .memory import ArenaPool, OnChipMemory, Placement
 from .tensor import ON_CHIP, Storage, View, layout, shadow_dtype
 
 
@@ -81,6 +81,7 @@ class LoopScope:
     log: AccessLog | None = None
     iteration: int = 0
     end_time: int | None = None
+    trips: int = 0
     # NKI403: per storage [who of the last first-access seen, every iteration began with a full overwrite]
     reuse: dict = field(default_factory=dict)
 
@@ -161,6 +162,9 @@ class Program:
         st.last_use = st.alloc_time
         if buffer in ON_CHIP:
             self.onchip.append(st.life)
+            if address is not None and shape:
+                part, off = (int(address[0]), int(address[1])) if len(address) >= 2 else (0, int(address[0]))
+                st.life.requested = Placement(part, off, shape[par_dim], st.life.block_bytes, True)
         return st
 
     def wrap(self, name: str, buffer: str, arr: np.ndarray, site: Site) -> Storage:
@@ -182,11 +186,13 @@ class Program:
         target = self.run.target
         parts = shape[par_dim] if shape else 1
         nbytes = cols * isz
+        mem = self.memory(buffer)
         if parts > target.pmax:
             self.fault("NKI201", f"'{name}' spans {parts} partitions of {buffer.upper()}; the partition dimension "
                        f"(axis {par_dim}) is limited to {target.pmax}", (("partitions", parts),), site)
+            if address is not None:  # the placement's own checks still apply
+                self._manual(name, buffer, mem, parts, nbytes, np_dtype, isz, address, site, rows, par_dim)
             return None, None, None
-        mem = self.memory(buffer)
         if address is not None:
             return self._manual(name, buffer, mem, parts, nbytes, np_dtype, isz, address, site, rows, par_dim)
         if par_dim:
@@ -212,7 +218,7 @@ class Program:
                        f"{buffer.upper()} on {target.name}",
                        (("end byte", off + nbytes), ("end partition", part + parts)), site)
             return None, None, None
-        if par_dim or rows != parts:
+        if par_dim or rows != parts or parts > target.pmax:
             return None, None, None
         pl, token = mem.place(part, off, parts, nbytes)
         data, shadow = mem.mem.typed(part, parts, off, nbytes, np_dtype, shadow_dtype(isz))
@@ -221,9 +227,13 @@ class Program:
     # ------------------------------------------------------------------ accesses
     def touch(self, st: Storage) -> int:
         now = self.run.clock
-        if st.first_use is None:
-            st.first_use = now
-        st.last_use = now
+        life = st.life
+        if life.first_use is None:
+            life.first_use = now
+        life.last_use = now
+        if st.on_chip:
+            sites = frozenset(sc.site for sc in self.loops)
+            life.inside = sites if life.inside is None else life.inside & sites
         return now
 
     def on_read(self, view: View, mask: np.ndarray | None = None, acc: bool = False, check: bool = True,
@@ -311,27 +321,28 @@ class Program:
             self._loop_access(sc, view, Access(sc.iteration, seq, site, acc, write, region), write)
         if race is not None:
             a = Access(self.index, seq, site, acc, write, region)
-            c = race.check(st.sid, st.cols, a)
-            if c is not None and not (write and c.other.write and _same_values(view, values, mask)):
-                self._race(st, a, c)
+            for c in race.check(st.sid, st.cols, a):
+                if not (write and c.other.write and _same_values(view, values, mask)):
+                    self._race(st, a, c)
 
     def _loop_access(self, sc: LoopScope, view: View, a: Access, write: bool) -> None:
         st = view.storage
         rec = sc.reuse.get(st.sid)
         if rec is None or rec[0] != a.who:
-            whole = write and view.covers_storage() and self.loops[-1] is sc
+            # "directly in the loop's body": loops of a single iteration do not count (the verifier's front end
+            # does not keep them either)
+            innermost = next((x for x in reversed(self.loops) if x.trips != 1), None)
+            whole = write and view.covers_storage() and innermost is sc
             if rec is None:
-                rec = sc.reuse[st.sid] = [a.who, whole and st.on_chip and (st.first_use or 0) >= sc.start_time]
+                rec = sc.reuse[st.sid] = [a.who, whole and st.on_chip and sc.site in (st.life.inside or ())]
             rec[0] = a.who
             rec[1] = rec[1] and whole
-        c = sc.log.check(st.sid, st.cols, a)
-        if c is None:
-            return
-        values = (("iteration", c.other.who), ("other iteration", a.who), ("element", _coords(st, c.element)))
-        if rec[1]:
-            self.run.pending.append(_Pending(self, sc, st, rec, primary_site(c.other, a), values))
-            return
-        self._dependency(st, primary_site(c.other, a), values)
+        for c in sc.log.check(st.sid, st.cols, a):
+            values = (("iteration", c.other.who), ("other iteration", a.who), ("element", _coords(st, c.element)))
+            if rec[1]:
+                self.run.pending.append(_Pending(self, sc, st, rec, primary_site(c.other, a), values))
+            else:
+                self._dependency(st, primary_site(c.other, a), values)
 
     def _dependency(self, st: Storage, site: Site, values: tuple) -> None:
         kind = ("an affine_range loop promises independent iterations" if self.dialect == "beta1" else
@@ -372,13 +383,12 @@ class Program:
     def _overlaps(self) -> None:
         """Two manually placed tensors that are live at the same time and share partitions x bytes: one
         overwrites the other (the device really aliases them; this says so)."""
-        placed = sorted((st for st in self.onchip if st.placement is not None and st.placement.manual),
-                        key=lambda st: st.alloc_time)
+        placed = sorted((life for life in self.onchip if life.requested is not None), key=lambda x: x.alloc_time)
         for i, a in enumerate(placed):
             for b in placed[i + 1:]:
                 if b.alloc_time > a.last_use or a.buffer != b.buffer:
                     continue
-                pa, pb = a.placement, b.placement
+                pa, pb = a.requested, b.requested
                 if pa.partition < pb.partition + pb.partitions and pb.partition < pa.partition + pa.partitions \
                         and pa.byte < pb.byte + pb.nbytes and pb.byte < pa.byte + pa.nbytes:
                     what = (f"two instances of '{a.name}' are live at once and their manual placements overlap"
@@ -430,8 +440,8 @@ class _Pending:
 
     def decide(self) -> None:
         st, sc = self.storage, self.scope
-        used_after = sc.end_time is not None and st.last_use > sc.end_time
-        if self.reuse[1] and not used_after:
+        only_inside = sc.site in (st.life.inside or ())  # the verifier's rule: no use outside the (static) loop
+        if self.reuse[1] and only_inside:
             self.program.fault(
                 "NKI403", f"'{st.name}' is allocated outside an affine_range loop and completely rewritten in every "
                 f"iteration: the iterations serialise on it; allocate it inside the loop", (("tensor", st.name),),

@@ -100,11 +100,16 @@ def invoke(decl: Any, dialect: str, impl: Callable, args: tuple, kwargs: dict) -
     check_bank(call)
     if call.faulted:
         _degraded(call, impl)
-    else:
+    elif not _empty(call):
         impl(call)
     if call.result is not None:
         return call.result
     return call.get("__return__", Handle(decl.name))
+
+
+def _empty(call: Call) -> bool:
+    """An instruction on an empty view (a zero-size tail tile) moves no data."""
+    return any(isinstance(v, View) and v.numel == 0 for v in call.bound.values())
 
 
 def _degraded(call: Call, impl: Callable) -> None:
@@ -116,7 +121,9 @@ def _degraded(call: Call, impl: Callable) -> None:
     except Exception:  # noqa: BLE001 - shapes the spec rejected may not compute
         pass
     for role in call.output_roles():
-        call.tensor(role).mark_written()
+        view = call.tensor(role)
+        call.program.on_write(view, None)  # the access still happened: log it
+        call.program.written(view, None)
 
 
 def _returns_tile(decl: Any, form: str, bound: dict) -> bool:
@@ -190,7 +197,7 @@ def check_partitions(call: Call) -> None:
         if not isinstance(v, View):
             continue
         st = v.storage
-        if st.buffer not in ON_CHIP or st.par_dim or not v.shape or v.shape[0] == st.shape[0]:
+        if st.buffer not in ON_CHIP or st.par_dim or not v.shape:
             continue
         if v.shape[0] > pmax:
             call.fault("NKI201", f"operand {op.name} spans {v.shape[0]} partitions; at most {pmax} are allowed",

@@ -63,19 +63,19 @@ class AccessLog:
     def __init__(self) -> None:
         self._by_storage: dict = {}
 
-    def check(self, sid: int, cols: int, a: Access) -> Conflict | None:
-        """The first logged access of another `who` that conflicts with `a` (then `a` is logged)."""
+    def check(self, sid: int, cols: int, a: Access) -> list:
+        """Every logged access of another `who` that conflicts with `a`, one per site (then `a` is logged)."""
         ent = self._by_storage.get(sid)
         if ent is None:
             ent = self._by_storage[sid] = _Entries()
-        found = None
+        found: list = []
         if ent.n and (a.write or ent.n_writes):
             found = self._find(ent, cols, a)
         ent.add(a)
         return found
 
     @staticmethod
-    def _find(ent: _Entries, cols: int, a: Access) -> Conflict | None:
+    def _find(ent: _Entries, cols: int, a: Access) -> list:
         t = ent.table[:ent.n]
         r = a.region
         hit = (t[:, WHO] != a.who) & (t[:, R0] < r.r1) & (r.r0 < t[:, R1]) & (t[:, C0] < r.c1) & (r.c0 < t[:, C1])
@@ -83,12 +83,18 @@ class AccessLog:
             hit &= t[:, WRITE] == 1
         if a.acc:
             hit &= t[:, ACC] == 0
+        out: list = []
+        sites: set = set()
         for i in np.flatnonzero(hit):
             other = ent.accesses[i]
+            key = (other.site.path, other.site.line, other.write)
+            if key in sites:
+                continue
             both = regions_overlap(other.region, r, cols)
             if both is not None:
-                return Conflict(other, int(both[0]))
-        return None
+                sites.add(key)
+                out.append(Conflict(other, int(both[0])))
+        return out
 
 
 def primary_site(a: Access, b: Access) -> Site:

@@ -22,7 +22,7 @@ from .tensor import View
 
 def _rows(a: np.ndarray, p: int) -> np.ndarray:
     """(P, free) view of a tile's values."""
-    return a.reshape(p, -1)
+    return a.reshape(p, a.size // p if p else 0)
 
 
 def _copy_values(call: Call, src: str, dst: str) -> np.ndarray:

@@ -331,7 +331,8 @@ def _loop(kind: str, r: range, site: Any) -> Iterator[int]:
     items = list(r)
     if kind == "affine":
         items = run.shuffled(items)
-    scope = LoopScope(kind, site, run.tick(), AccessLog() if kind == "affine" and len(items) > 1 else None)
+    scope = LoopScope(kind, site, run.tick(), AccessLog() if kind == "affine" and len(items) > 1 else None,
+                      trips=len(items))
     prog.loops.append(scope)
     try:
         for i in items:
@@ -348,7 +349,7 @@ def dynamic_range(start: Any, stop: Any = None, step: int = 1) -> Iterator[Regis
     """A hardware loop with register bounds; its index is a read-only register."""
     r = _range_args(start, stop, step)
     prog = context.current()
-    scope = LoopScope("dynamic", user_site(), prog.run.tick())
+    scope = LoopScope("dynamic", user_site(), prog.run.tick(), trips=len(r))
     prog.loops.append(scope)
     try:
         for i in r:

@@ -47,7 +47,7 @@ class Life:
     frees as soon as the kernel drops it)."""
 
     __slots__ = ("alloc_time", "first_use", "last_use", "uses_as_src", "other_uses", "placement", "buffer", "name",
-                 "site", "kind", "block_bytes")
+                 "site", "kind", "block_bytes", "requested", "inside")
 
     def __init__(self, buffer: str, name: str, site: Site, kind: str, block_bytes: int) -> None:
         self.alloc_time = 0
@@ -56,6 +56,8 @@ class Life:
         self.uses_as_src = 0  # reads by an assignment (`t[...] = tile`)
         self.other_uses = 0
         self.placement = None
+        self.requested = None  # the manual placement the kernel asked for (even one outside the buffer)
+        self.inside = None  # the loops (by site) every access so far happened in: "used only inside loop L"
         self.buffer, self.name, self.site, self.kind, self.block_bytes = buffer, name, site, kind, block_bytes
 
 

@@ -1,9 +1,10 @@
 """The test kernels on the reference device: every runtime-checkable `# expect:` marker is a device fault
 with the same code at the same line, and the good kernels compute what numpy computes.
 
-The only extra faults allowed are reads of unwritten memory (NKI404): the verifier reserves that code for a
-later release, and the two test kernels that trip it (prefix_rows, too_many_psum_banks) do read memory
-nothing wrote.
+Extra faults are allowed in two cases only: the same code as a marker of the kernel at another line (an
+operand of more than 128 partitions faults at every instruction that uses it, where the verifier reports the
+allocation), and reads of unwritten memory (NKI404) in the kernels listed below: the verifier reserves that
+code for a later release, and those kernels do read memory nothing wrote.
 """
 
 from __future__ import annotations
@@ -124,7 +125,9 @@ def test_markers_are_device_faults(file: str, kernel: str, spec: tuple) -> None:
     expected = _expected(path, function or kernel)
     missing = expected - got
     assert not missing, f"no device fault for {sorted(missing)}; faults: {[f.describe() for f in res.faults]}"
-    extra = {g for g in got - expected if g[0] != "NKI404" or (file, kernel) not in KNOWN_UNINITIALISED}
+    codes = {c for c, _, _ in expected}
+    extra = {g for g in got - expected if g[0] not in codes and
+             (g[0] != "NKI404" or (file, kernel) not in KNOWN_UNINITIALISED)}
     assert not extra, [f.describe() for f in res.faults]
 
 
