@@ -275,9 +275,9 @@ class Call:
             return np.float32(v.value)
         return np.float32(v)
 
-    def write(self, role: str, values: Any, acc: bool = False) -> None:
+    def write(self, role: str, values: Any, acc: bool = False, keep: np.ndarray | None = None) -> None:
         """Cast `values` to the operand's dtype and store them (reshaped row-major when only the element
-        counts agree, as DMA does)."""
+        counts agree, as DMA does); `keep` (element-count shaped) skips elements."""
         view = self.tensor(role)
         values = np.asarray(values)
         if values.shape != view.shape:
@@ -285,7 +285,11 @@ class Call:
                 values = values.reshape(view.shape)
             else:
                 values = np.broadcast_to(values, view.shape)
-        self.program.store(view, DT.cast(values, view.storage.dname), self._mask_for(view), acc)
+        mask = self._mask_for(view)
+        if keep is not None and keep.size == view.numel:
+            keep = keep.reshape(view.shape)
+            mask = keep if mask is None else (mask & keep)
+        self.program.store(view, DT.cast(values, view.storage.dname), mask, acc)
 
     def written(self, role: str) -> Any:
         view = self.tensor(role)

@@ -89,9 +89,13 @@ def invoke(decl: Any, dialect: str, impl: Callable, args: tuple, kwargs: dict) -
     form, bound = bind(decl, dialect, args, kwargs, prog.launch.default_value)
     mask = bound.pop("mask", None)
     call = Call(prog, decl, form, bound, site, mask if isinstance(mask, Mask) else None)
+    skip = getattr(call.get("oob_mode"), "spec_name", None) == "skip"
     for v in bound.values():
         if isinstance(v, GridTensor):
             check_pending(v, call._mask_for(v))
+        if isinstance(v, View) and v.deferred and not skip:
+            for code, message, values, where in v.deferred:
+                prog.fault(code, message, values, where)  # a dynamic access out of bounds (oob_mode.error)
     if _returns_tile(decl, form, bound):
         call.result = make_result(call)
         bound[decl.result.role] = call.result

@@ -45,7 +45,8 @@ def copy(call: Call) -> None:
     v = _copy_values(call, "src", "dst")
     if dst.numel != src.numel:
         v = _rows(v, src.shape[0])  # mismatched element counts were reported; copy what fits
-    call.write("dst", v)
+    # elements a dynamic source cannot address are not transferred (oob_mode.skip; an error otherwise)
+    call.write("dst", v, keep=src.valid_mask() if src.dynamic else None)
 
 
 @semantics("isa.dma_transpose")

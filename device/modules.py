@@ -203,6 +203,9 @@ class ModuleSet:
                      simulate_kernel=simulate_kernel, simulate=simulate, language=self.b1.language, isa=self.b1.isa,
                      Kernel=Kernel)
         b1.typing = _module("neuronxcc.nki.typing", tensor=_TypingTensor)
+        # Beta-1 direct allocation (`nki.compiler.sbuf.mod_alloc(...)`): accepted, tiles are allocated as usual
+        b1.compiler = _Shim("neuronxcc.nki.compiler")
+        mods["neuronxcc.nki.compiler"] = b1.compiler
         mods["neuronxcc"] = _module("neuronxcc", nki=b1)
         mods["neuronxcc.nki"], mods["neuronxcc.nki.language"], mods["neuronxcc.nki.isa"] = \
             b1, self.b1.language, self.b1.isa

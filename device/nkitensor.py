@@ -261,6 +261,10 @@ class NkiTensor(View):
         from .faults import Unsupported
         raise Unsupported("tensor indirection (.indirect, trn3) is not implemented by the device")
 
+    def broadcast_to(self, shape: Any) -> Any:
+        """Beta-1 `tile.broadcast_to(shape)`: a new tile (nl.broadcast_to)."""
+        return context.current().language("broadcast_to")(self, shape=tuple(shape))
+
     # ------------------------------------------------------------------ Beta-1 tile operators
     def _binop(self, name: str, other: Any, swap: bool = False) -> Any:
         fn = context.current().language(name)
@@ -391,7 +395,9 @@ def _basic_subscript(t: NkiTensor, keys: list) -> NkiTensor:
     if on_chip and len(shape) < 2:
         shape.append(1)
         strides.append(dropped_last if dropped_last is not None else 1)
-    return NkiTensor(st, tuple(shape), tuple(strides), offset, dynamic=dynamic, oob=oob, site=user_site())
+    view = NkiTensor(st, tuple(shape), tuple(strides), offset, dynamic=dynamic, oob=oob, site=user_site())
+    view.deferred = t.deferred + take_deferred()
+    return view
 
 
 def _norm_slice(k: slice, dim: int) -> tuple:
@@ -416,10 +422,40 @@ def _where(t: NkiTensor, axis: int, dim: int) -> str:
     return f"axis {axis} of '{t.storage.name}' (size {dim})"
 
 
+class _Deferred:
+    """Collects the dynamic (NKI102) out-of-bounds findings of one subscript: the consuming instruction
+    reports them, unless it asks for oob_mode.skip."""
+
+    def __init__(self) -> None:
+        self.items: list = []
+
+    def fault(self, code: str, message: str, values: tuple = (), site: Any = None) -> None:
+        self.items.append((code, message, values, site or user_site()))
+
+
+def _reporter(dynamic: bool) -> Any:
+    prog = context.current()
+    if not dynamic:
+        return prog
+    pending = getattr(prog, "deferred_oob", None)
+    if pending is None:
+        pending = prog.deferred_oob = _Deferred()
+    return pending
+
+
+def take_deferred() -> tuple:
+    prog = context.current()
+    pending = getattr(prog, "deferred_oob", None)
+    if pending is None or not pending.items:
+        return ()
+    items, pending.items = tuple(pending.items), []
+    return items
+
+
 def _check_slice(t: NkiTensor, axis: int, start: int, stop: int, dim: int, written: bool, dynamic: bool) -> bool:
     code = "NKI102" if dynamic else "NKI101"
     vals = (("start", start), ("end", stop), ("size", dim))
-    prog = context.current()
+    prog = _reporter(dynamic)
     bad = False
     if start < 0:
         prog.fault(code, f"slice start {start} is negative on {_where(t, axis, dim)}", vals)
@@ -441,7 +477,7 @@ def _check_index(t: NkiTensor, axis: int, i: int, dim: int, dynamic: bool) -> bo
         return False
     code = "NKI102" if dynamic else "NKI101"
     what = "negative" if i < 0 else "out of bounds"
-    context.current().fault(code, f"index {i} is {what} for {_where(t, axis, dim)}", (("index", i), ("size", dim)))
+    _reporter(dynamic).fault(code, f"index {i} is {what} for {_where(t, axis, dim)}", (("index", i), ("size", dim)))
     return True
 
 
@@ -538,11 +574,13 @@ def access_pattern(t: NkiTensor, pattern: Any, offset: Any, scalar_offset: Any, 
     hi = base + sum(s * (n - 1) for s, n in pairs if n > 0)
     oob = False
     if lo < 0 or hi >= n_elems:
-        context.current().fault(code, f"the access pattern {[list(p) for p in pairs]} with offset {base} addresses "
-                                f"elements [{lo}, {hi}] of '{st.name}', which has {n_elems}",
-                                (("first element", lo), ("last element", hi), ("elements", n_elems)))
+        _reporter(True).fault(code, f"the access pattern {[list(p) for p in pairs]} with offset {base} addresses "
+                              f"elements [{lo}, {hi}] of '{st.name}', which has {n_elems}",
+                              (("first element", lo), ("last element", hi), ("elements", n_elems)))
         oob = True
-    return NkiTensor(st, shape, strides, base, dynamic=dynamic, oob=oob, site=user_site())
+    view = NkiTensor(st, shape, strides, base, dynamic=dynamic, oob=oob, site=user_site())
+    view.deferred = take_deferred()
+    return view
 
 
 def flat_grid(base: int, shape: tuple, strides: tuple, row_starts: Any) -> np.ndarray:
@@ -563,10 +601,12 @@ def _checked_gather(t: NkiTensor, flat: np.ndarray, shape: tuple, code: str, dyn
     valid = None
     if not inside.all():
         bad = flat[~inside]
-        context.current().fault(code, f"the access addresses element {int(bad.flat[0])} of '{st.name}', which has "
-                                f"{n} elements", (("element", int(bad.flat[0])), ("elements", n)))
+        _reporter(True).fault(code, f"the access addresses element {int(bad.flat[0])} of '{st.name}', which has "
+                              f"{n} elements", (("element", int(bad.flat[0])), ("elements", n)))
         valid = inside
-    return NkiTensor(st, shape, (0,) * len(shape), 0, grid=flat, valid=valid, dynamic=dynamic, site=user_site())
+    view = NkiTensor(st, shape, (0,) * len(shape), 0, grid=flat, valid=valid, dynamic=dynamic, site=user_site())
+    view.deferred = take_deferred()
+    return view
 
 
 def reinterpret(t: NkiTensor, dname: str) -> NkiTensor:

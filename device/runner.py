@@ -49,9 +49,7 @@ def load(path: str, target: str = "trn2") -> Any:
 def _importable(path: str) -> Iterator[None]:
     """The kernel's directory (or, for a package, its parent) on sys.path while it runs; the modules
     imported from there are forgotten afterwards (they were bound to this run's fake NKI modules)."""
-    path = os.path.abspath(path)
-    here = os.path.dirname(path)
-    root = os.path.dirname(here) if os.path.isfile(os.path.join(here, "__init__.py")) else here
+    root, _ = _package_root(path)
     sys.path.insert(0, root)
     try:
         yield
@@ -65,12 +63,23 @@ def _importable(path: str) -> Iterator[None]:
                 del sys.modules[name]
 
 
+def _package_root(path: str) -> tuple:
+    """The directory to put on sys.path and the dotted package of the file ('' outside packages): the file
+    is imported as part of its package, so that its relative imports work."""
+    here = os.path.dirname(os.path.abspath(path))
+    parts: list = []
+    while os.path.isfile(os.path.join(here, "__init__.py")):
+        parts.insert(0, os.path.basename(here))
+        here = os.path.dirname(here)
+    return here, ".".join(parts)
+
+
 def _import(path: str) -> Any:
     path = os.path.abspath(path)
-    here = os.path.dirname(path)
     stem = os.path.splitext(os.path.basename(path))[0]
-    if os.path.isfile(os.path.join(here, "__init__.py")):
-        return importlib.import_module(f"{os.path.basename(here)}.{stem}")  # relative imports work
+    _, package = _package_root(path)
+    if package:
+        return importlib.import_module(f"{package}.{stem}")  # relative imports work
     name = f"_nki_device_kernel_{next(_COUNTER)}_{stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

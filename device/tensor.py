@@ -256,7 +256,8 @@ def regions_overlap(a: Region, b: Region, cols: int) -> np.ndarray | None:
 class View:
     """Which elements of a storage a tensor value denotes (the part of `Tensor` the engines read)."""
 
-    __slots__ = ("storage", "shape", "strides", "offset", "grid", "valid", "dynamic", "oob", "site", "_dv", "_sv")
+    __slots__ = ("storage", "shape", "strides", "offset", "grid", "valid", "dynamic", "oob", "site", "deferred",
+                 "_dv", "_sv")
 
     def __init__(self, storage: Storage, shape: tuple, strides: tuple, offset: int, grid: Any = None,
                  valid: Any = None, dynamic: bool = False, oob: bool = False, site: Site | None = None) -> None:
@@ -270,6 +271,7 @@ class View:
         self.oob = oob
         self.site = site
         self._dv = self._sv = None  # cached numpy views of the data and shadow arrays
+        self.deferred = ()  # out-of-bounds dynamic accesses: faults unless the instruction says oob_mode.skip
 
     @property
     def numel(self) -> int:
@@ -305,6 +307,11 @@ class View:
         if keep is not None:
             flat = flat[np.broadcast_to(keep, flat.shape)]
         return set_region(flat, cols)
+
+    def valid_mask(self) -> np.ndarray | None:
+        """The elements this view can address (None: all of them); out-of-bounds dynamic elements are not."""
+        keep = self._keep(None)
+        return None if keep is None else np.broadcast_to(keep, self.shape)
 
     def _keep(self, mask: np.ndarray | None) -> np.ndarray | None:
         keep = self.valid

@@ -385,3 +385,30 @@ def k(a):
 """
     with pytest.raises(device.KernelPrecondition, match="multiple of 128"):
         dev.run(src, rand(100, 8))
+
+
+DYNAMIC = """
+@nki.jit
+def k(x, n):
+    out = nl.ndarray((1, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((1, 8), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.memset(dst=t, value=-1.0)
+    ns = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=ns, src=n)
+    r = nisa.register_alloc()
+    nisa.register_load(r, ns)
+    nisa.dma_copy(dst=t, src=x.ap([[8, 1], [1, 8]], scalar_offset=r, indirect_dim=0){mode})  # dynamic
+    nisa.dma_copy(dst=out, src=t)
+    return out
+"""
+
+
+def test_a_dynamic_access_out_of_bounds_faults_unless_oob_mode_skips_it(dev: KernelRunner) -> None:
+    x = rand(4, 8)
+    src = DYNAMIC.format(mode="")
+    np.testing.assert_array_equal(dev.run(src, x, np.array([[2]], np.int32))[0], x[2])
+    res = dev.execute(src, x, np.array([[20]], np.int32))
+    assert faults(res) == {("NKI102", dev.line_of(src, "# dynamic"))}
+    skipped = dev.execute(DYNAMIC.format(mode=", oob_mode=nisa.oob_mode.skip"), x, np.array([[20]], np.int32))
+    assert not skipped.faults
+    np.testing.assert_array_equal(skipped.outputs[0], np.full(8, -1.0, np.float32))  # the transfer was skipped
