@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 
@@ -89,7 +88,6 @@ def main() -> int:
             print(f"{name:10s} device {r['device_ms']:8.1f} ms  numpy {r['numpy_ms']:7.1f} ms  ratio "
                   f"{r['ratio']:5.2f}x (target {r['target_ratio']}x: {ok}), {r['instructions']} instructions")
         print(f"per-instruction overhead: {out['per_instruction_us']:.1f} us")
-    _ = statistics
     return 0
 
 

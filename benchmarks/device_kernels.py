@@ -46,7 +46,7 @@ def many_small(x, n):
     out = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.shared_hbm)
     t = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
     nisa.dma_copy(dst=t, src=x)
-    for i in nl.sequential_range(n):
+    for _ in nl.sequential_range(n):
         nisa.tensor_scalar(dst=t, data=t, op0=nl.add, operand0=1.0)
     nisa.dma_copy(dst=out, src=t)
     return out

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from . import isa as _isa  # noqa: F401 - registers the instruction semantics
 from . import language as _language  # noqa: F401
-from .faults import HAZARD_CODES, RUNTIME_CODES, DeviceFault, KernelPrecondition, Site, Unsupported
+from .faults import (HAZARD_CODES, RUNTIME_CODES, DeviceFault, KernelPrecondition, Site,
+                     Unsupported)
 from .runner import Device, Result, execute, load, run
 
-__all__ = ["Device", "DeviceFault", "HAZARD_CODES", "KernelPrecondition", "RUNTIME_CODES", "Result", "Site", "Unsupported",
-           "execute", "load", "run"]
+__all__ = ["Device", "DeviceFault", "HAZARD_CODES", "KernelPrecondition", "RUNTIME_CODES", "Result", "Site",
+           "Unsupported", "execute", "load", "run"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import math
 from typing import Any, Callable
 
 import numpy as np
@@ -21,11 +20,10 @@ from compiler import expr as E
 from compiler import spec
 from compiler.spec import schema as S
 
-from . import context
 from . import dtypes as DT
-from .faults import Site, user_site
-from .grids import IndexGrid, Mask
-from .tensor import ON_CHIP, View
+from .faults import Site
+from .grids import Mask
+from .tensor import View
 
 
 class BindError(TypeError):
@@ -189,7 +187,7 @@ def _defaults(sig: Any, resolve: Callable) -> list:
     return got
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _roles(qualname: str, form: str) -> dict:
     decl = spec.lookup(qualname)
     sig = decl.signature(form)
@@ -302,19 +300,3 @@ class Call:
 
     def output_roles(self) -> list:
         return [o.name for o in self.decl.operands if o.mode in ("w", "rw") and self.is_tensor(o.name)]
-
-
-def current_site() -> Site:
-    return user_site(2)
-
-
-def program() -> Any:
-    return context.current()
-
-
-def numel(shape: tuple) -> int:
-    return math.prod(shape)
-
-
-def is_grid(v: Any) -> bool:
-    return isinstance(v, IndexGrid)

@@ -394,8 +394,8 @@ class Program:
                     what = (f"two instances of '{a.name}' are live at once and their manual placements overlap"
                             if a.site == b.site else f"'{a.name}' and '{b.name}' are both live and their manual "
                             f"placements overlap (partitions x bytes): one overwrites the other")
-                    self.fault("NKI302", what, (("first", (pa.partition, pa.byte)), ("second", (pb.partition, pb.byte))),
-                               a.site)
+                    where = (("first", (pa.partition, pa.byte)), ("second", (pb.partition, pb.byte)))
+                    self.fault("NKI302", what, where, a.site)
 
 
 def _assigned_result(st: Any) -> bool:

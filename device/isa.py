@@ -6,7 +6,6 @@ back cast to the destination dtype.  Engine arithmetic is float32 (integers exac
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -678,5 +677,3 @@ def register_load(call: Call) -> None:
 def register_store(call: Call) -> None:
     call.write("dst", np.full(call.tensor("dst").shape, call.get("src").value, dtype=np.int64))
 
-
-_ = math

@@ -5,14 +5,12 @@ from __future__ import annotations
 import contextvars
 import inspect
 import os
-import sys
 from typing import Any, Callable
 
 import numpy as np
 
 from . import context
-from . import dtypes as DT
-from .faults import KernelPrecondition, Site, Unsupported
+from .faults import KernelPrecondition, Site
 from .launch import Launch
 from .nkitensor import NkiTensor, full_view
 from .tensor import View
@@ -224,5 +222,3 @@ def to_host(v: Any) -> Any:
         return {k: to_host(x) for k, x in v.items()}
     return v
 
-
-_ = (sys, Unsupported)

@@ -15,7 +15,6 @@ Templates (both dialects where the construct exists):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -404,7 +403,8 @@ def build_carried(s: Carried) -> Program:
             else:
                 src.add("acc[...] = nisa.tensor_tensor(acc, nl.load(x[i]), op=nl.add)").dedent()
             src.add("nl.store(out, value=acc)")
-        reference: Callable = lambda v: v["x"].sum(axis=0)
+        def reference(v: dict) -> np.ndarray:
+            return v["x"].sum(axis=0)
     elif s.kind == "reuse":
         src.add(f"out = nl.ndarray(({b}, {p}, {f}), dtype=nl.float32, buffer=nl.shared_hbm)")
         if s.dialect == "beta2":
@@ -415,7 +415,8 @@ def build_carried(s: Carried) -> Program:
             src.add(f"buf = nl.ndarray(({p}, {f}), dtype=nl.float32, buffer=nl.sbuf)")
             src.add(f"for i in {loop}({b}):").indent()
             src.add("buf[...] = nl.load(x[i])").add("nl.store(out[i], value=buf)").dedent()
-        reference = lambda v: v["x"]
+        def reference(v: dict) -> np.ndarray:
+            return v["x"]
     elif s.kind == "prefix":
         src.add(f"out = nl.ndarray(({b}, {p}, {f}), dtype=nl.float32, buffer=nl.shared_hbm)")
         if s.dialect == "beta2":
@@ -428,7 +429,8 @@ def build_carried(s: Carried) -> Program:
             src.add("nl.store(out[0], value=nl.load(x[0]))")
             src.add(f"for i in {loop}({b - 1}):").indent()
             src.add("t = nl.load(out[i])").add("nl.store(out[i + 1], value=t)").dedent()
-        reference = lambda v: np.broadcast_to(v["x"][0], v["x"].shape)
+        def reference(v: dict) -> np.ndarray:
+            return np.broadcast_to(v["x"][0], v["x"].shape)
     else:  # shifted: iteration i writes rows [i * p/2, i * p/2 + p) of the output
         half = p // 2
         rows = half * (b + 1)
@@ -519,10 +521,13 @@ def build_spmd(s: Spmd) -> Program:
         if s.variant == "exchange":
             src.add("nisa.core_barrier(out, (0, 1))")
         src.add("nisa.dma_copy(dst=out[(1 - pid) * 128:(2 - pid) * 128, :], src=t)")
-        reference: Callable = lambda v: np.exp(v["a"])
+        def reference(v: dict) -> np.ndarray:
+            return np.exp(v["a"])
     else:
         src.add(f"nisa.dma_copy(dst=out[{rows}, :], src=t)")
-        reference = lambda v: v["a"]
+
+        def reference(v: dict) -> np.ndarray:
+            return v["a"]
     src.add("return out").dedent()
     src.add("").add("").add("def launch(a):").indent().add("return k[2](a)")
     return Program(s, src.text(), "launch", "k", (Param("a", ("R", "F")),), {"R": 256, "F": s.f},
@@ -674,5 +679,3 @@ def build(spec: Any) -> Program:
 def specs() -> Any:
     return st.one_of(tiled(), tiled(), matmuls(), carried(), spmds(), placements(), patterns(), capacities())
 
-
-_ = math
