@@ -103,6 +103,7 @@ class Program:
         self.scalar_acc: np.ndarray | None = None  # Scalar Engine accumulators (activation reductions)
         self.rng = np.random.default_rng(index)
         self.shared_seen: dict = {}  # (site, occurrence) counters for shared_hbm allocations
+        self.deferred_oob = None  # dynamic out-of-bounds findings waiting for their view (device.nkitensor)
 
     def language(self, name: str) -> Any:
         """The dialect's nl.<name> (tile operators of Beta 1, assignments into views)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
-import itertools
+import uuid
 import os
 import sys
 import time
@@ -19,9 +19,6 @@ from .faults import DeviceFault
 from .kernels import Kernel, enter_run, is_host_function, leave_run, launch, to_host
 from .memory import ArenaPool
 from .modules import ModuleSet, installed
-
-_COUNTER = itertools.count()
-
 
 @dataclass
 class Result:
@@ -80,7 +77,7 @@ def _import(path: str) -> Any:
     _, package = _package_root(path)
     if package:
         return importlib.import_module(f"{package}.{stem}")  # relative imports work
-    name = f"_nki_device_kernel_{next(_COUNTER)}_{stem}"
+    name = f"_nki_device_kernel_{uuid.uuid4().hex[:12]}_{stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")

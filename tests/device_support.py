@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import tempfile
+import uuid
 from typing import Any
 
 import device
@@ -12,7 +12,6 @@ import device
 B2 = "import nki\nimport nki.isa as nisa\nimport nki.language as nl\nimport numpy as np\n\n\n"
 B1 = ("import neuronxcc.nki as nki\nimport neuronxcc.nki.isa as nisa\nimport neuronxcc.nki.language as nl\n"
       "import numpy as np\n\n\n")
-_COUNT = itertools.count()
 
 
 class KernelRunner:
@@ -23,7 +22,7 @@ class KernelRunner:
         self.device = device.Device()
 
     def write(self, source: str, header: str = B2) -> str:
-        path = os.path.join(self.dir, f"k{next(_COUNT)}.py")
+        path = os.path.join(self.dir, f"k_{uuid.uuid4().hex[:12]}.py")
         with open(path, "w", encoding="utf-8") as f:
             f.write(header + source)
         return path
