@@ -286,6 +286,9 @@ class Program:
             if not st.exact:
                 st.fresh = False
                 return
+        if st.unmarked is not None and mask is None and view.grid is None and not view.oob:
+            st.unmarked.append(view.region())
+            return
         view.mark_written(mask)
 
     def compute_into(self, view: View, fn: Any, acc: bool = False) -> bool:

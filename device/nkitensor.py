@@ -627,6 +627,9 @@ def reinterpret(t: NkiTensor, dname: str) -> NkiTensor:
     if st.fresh:
         st.shadow[...] = 0
         st.fresh = False
+    if st.unmarked:
+        st.flush()
+    st.unmarked = None  # the alias shares the shadow: mark eagerly from now on
     if st.all_written and st.shadow is not None and not st.exact:
         st.shadow[...] = st.full
     st.exact = True  # the alias shares the shadow bytes from now on

@@ -70,7 +70,7 @@ class Storage:
 
     __slots__ = ("sid", "name", "buffer", "dname", "shape", "par_dim", "data", "shadow", "full", "kind", "site",
                  "owner", "read_yet", "token", "memory", "written", "producer", "all_written", "fresh", "exact", "life",
-                 "__weakref__")
+                 "unmarked", "__weakref__")
 
     alloc_time = _delegate("alloc_time")
     first_use = _delegate("first_use")
@@ -96,6 +96,9 @@ class Storage:
         self.all_written = shadow is None
         self.fresh = False
         self.exact = False
+        # HBM: rectangles written but not yet marked in the shadow (marked when something reads the storage,
+        # so an output that is only written never touches its shadow's pages)
+        self.unmarked: list | None = [] if buffer in HBM_BUFFERS and shadow is not None else None
         self.full = np.iinfo(shadow.dtype).max if shadow is not None else 0
         self.kind = kind  # param | ndarray | result | const
         self.site = site
@@ -106,6 +109,15 @@ class Storage:
         self.memory = None
         self.written = False  # a kernel input the kernel wrote (copied back to the host array)
         self.producer = None  # the instruction that made a result tile
+
+    def flush(self) -> None:
+        """Mark the deferred writes in the shadow."""
+        pending, self.unmarked = self.unmarked, []
+        for r in pending or ():
+            if r.is_rect:
+                self.shadow[r.r0:r.r1, r.c0:r.c1] = self.full
+            else:
+                self.shadow[r.flat // self.cols, r.flat % self.cols] = self.full
 
     @property
     def rows(self) -> int:
@@ -358,6 +370,8 @@ class View:
             return True
         if st.fresh:
             return np.zeros(self.shape, dtype=np.bool_) if self.numel else True
+        if st.unmarked:
+            st.flush()
         sh = self.read(st.shadow, mask)
         full = self.storage.full
         if sh.size == 0 or sh.min() == full:
