@@ -175,3 +175,22 @@ def test_lnc2_halves_and_masked_tail_match_numpy() -> None:
     np.testing.assert_array_equal(device.run(os.path.join(KERNELS, "b2_lnc_races.py"), x, kernel="halves", grid=2), x)
     y = r(300, 64)
     np.testing.assert_array_equal(device.run(os.path.join(KERNELS, "b1_masks.py"), y, kernel="copy_masked"), y)
+
+
+def test_getting_started_tensor_add_with_language_wrappers() -> None:
+    """The getting-started seed's shape of kernel: nl.load / nl.add / nl.store on one small tile (Beta 2)."""
+    from .device_support import KernelRunner
+    src = """
+@nki.jit
+def k(a, b):
+    assert a.shape == b.shape
+    assert a.shape[0] <= nl.tile_size.pmax
+    total = nl.add(nl.load(a), nl.load(b))
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=total)
+    return out
+"""
+    a = np.ones((4, 3), dtype=np.float16)
+    out = KernelRunner().run(src, a, a)
+    assert out.dtype == np.float16
+    np.testing.assert_array_equal(out, np.full((4, 3), 2, np.float16))
