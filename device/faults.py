@@ -7,6 +7,9 @@ cross-iteration and cross-program conflicts) are faults too; they are detected w
 
 from __future__ import annotations
 
+import ast
+import functools
+import linecache
 import os
 import sys
 from dataclasses import dataclass, field
@@ -41,13 +44,53 @@ UNKNOWN_SITE = Site("<unknown>", 0)
 
 def user_site(depth: int = 1) -> Site:
     """The innermost frame outside the device package: the kernel line that made the current call."""
+    f = _user_frame(depth + 1)
+    return UNKNOWN_SITE if f is None else Site(f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+
+
+def _user_frame(depth: int) -> Any:
     f = sys._getframe(depth)
     while f is not None:
         fn = f.f_code.co_filename
         if not fn.startswith(_HERE_PREFIXES) and not _is_library(fn):
-            return Site(fn, f.f_lineno, f.f_code.co_name)
+            return f
         f = f.f_back
-    return UNKNOWN_SITE
+    return None
+
+
+def subscript_item_site(item: int) -> Site:
+    """The line of the `item`-th element of the subscript being evaluated (`a[0:128,\n 0:600]` reports the
+    second slice at its own line, as the verifier does)."""
+    f = _user_frame(2)
+    if f is None:
+        return UNKNOWN_SITE
+    site = Site(f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+    try:
+        pos = list(f.f_code.co_positions())[f.f_lasti // 2]
+    except (IndexError, AttributeError):
+        return site
+    line = _item_line(f.f_code.co_filename, pos, item)
+    return site if line is None else Site(site.path, line, site.function)
+
+
+@functools.lru_cache(maxsize=4096)
+def _item_line(path: str, pos: tuple, item: int) -> int | None:
+    start, end, col, end_col = pos
+    if None in pos or start == end:
+        return None if None in pos else start
+    lines = [linecache.getline(path, n) for n in range(start, end + 1)]
+    lines[-1] = lines[-1][:end_col]
+    lines[0] = lines[0][col:]
+    try:
+        node = ast.parse("(" + "".join(lines) + ")", mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.Subscript):
+        return None
+    elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if item >= len(elts):
+        return None
+    return start + elts[item].lineno - 1
 
 
 def _is_library(filename: str) -> bool:

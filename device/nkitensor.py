@@ -18,7 +18,7 @@ import numpy as np
 
 from . import context
 from . import dtypes as DT
-from .faults import user_site
+from .faults import subscript_item_site, user_site
 from .grids import IndexGrid
 from .tensor import HBM_BUFFERS, ON_CHIP, Storage, View, row_major
 
@@ -328,6 +328,7 @@ def subscript(t: NkiTensor, key: Any) -> NkiTensor:
     keys = flat
     rank = len(t.shape)
     consuming = [k for k in keys if k is not None and k is not Ellipsis]
+    exact = not any(k is Ellipsis for k in keys)  # key positions are the subscript's elements
     if any(k is Ellipsis for k in keys):
         i = next(j for j, k in enumerate(keys) if k is Ellipsis)
         keys = keys[:i] + [slice(None)] * (rank - len(consuming)) + keys[i + 1:]
@@ -339,10 +340,10 @@ def subscript(t: NkiTensor, key: Any) -> NkiTensor:
     keys = keys + [slice(None)] * (rank - len(consuming))
     if any(isinstance(k, IndexGrid) for k in keys):
         return _grid_subscript(t, keys)
-    return _basic_subscript(t, keys)
+    return _basic_subscript(t, keys, exact)
 
 
-def _basic_subscript(t: NkiTensor, keys: list) -> NkiTensor:
+def _basic_subscript(t: NkiTensor, keys: list, exact: bool = True) -> NkiTensor:
     st = t.storage
     on_chip = st.on_chip
     pdim = st.par_dim
@@ -353,7 +354,8 @@ def _basic_subscript(t: NkiTensor, keys: list) -> NkiTensor:
     oob = t.oob
     axis = 0
     dropped_last = None
-    for k in keys:
+    for item, k in enumerate(keys):
+        item = item if exact else len(keys)
         if k is None:
             shape.append(1)
             strides.append(0)
@@ -365,13 +367,13 @@ def _basic_subscript(t: NkiTensor, keys: list) -> NkiTensor:
             start = _int(k.start) if start_dyn is None else start_dyn
             size = _int(k.size)
             dynamic = dynamic or start_dyn is not None
-            oob |= _check_slice(t, axis, start, start + size, dim, True, start_dyn is not None)
+            oob |= _check_slice(t, axis, start, start + size, dim, True, start_dyn is not None, item)
             shape.append(size)
             strides.append(stride)
             offset += stride * start
         elif isinstance(k, slice):
             start, stop, step, written = _norm_slice(k, dim)
-            oob |= _check_slice(t, axis, start, stop, dim, written, False)
+            oob |= _check_slice(t, axis, start, stop, dim, written, False, item)
             n = max(0, -(-(stop - start) // step))
             shape.append(n)
             strides.append(stride * step)
@@ -384,7 +386,7 @@ def _basic_subscript(t: NkiTensor, keys: list) -> NkiTensor:
                 i = _int(k)
                 if i < 0:
                     i += dim
-            oob |= _check_index(t, axis, i, dim, dyn is not None)
+            oob |= _check_index(t, axis, i, dim, dyn is not None, item)
             offset += stride * i
             if (on_chip and axis == pdim) or (on_chip and axis < pdim and False):
                 shape.append(1)
@@ -452,32 +454,33 @@ def take_deferred() -> tuple:
     return items
 
 
-def _check_slice(t: NkiTensor, axis: int, start: int, stop: int, dim: int, written: bool, dynamic: bool) -> bool:
-    code = "NKI102" if dynamic else "NKI101"
-    vals = (("start", start), ("end", stop), ("size", dim))
-    prog = _reporter(dynamic)
-    bad = False
+def _check_slice(t: NkiTensor, axis: int, start: int, stop: int, dim: int, written: bool, dynamic: bool,
+                 item: int = 0) -> bool:
+    problems = []
     if start < 0:
-        prog.fault(code, f"slice start {start} is negative on {_where(t, axis, dim)}", vals)
-        bad = True
+        problems.append(f"slice start {start} is negative on {_where(t, axis, dim)}")
     if written and stop > dim:
-        prog.fault(code, f"slice {start}:{stop} runs past the end of {_where(t, axis, dim)}", vals)
-        bad = True
+        problems.append(f"slice {start}:{stop} runs past the end of {_where(t, axis, dim)}")
     if written and start > stop:
-        prog.fault(code, f"slice {start}:{stop} on {_where(t, axis, dim)} has its start after its end", vals)
-        bad = True
+        problems.append(f"slice {start}:{stop} on {_where(t, axis, dim)} has its start after its end")
     if not written and start > dim:
-        prog.fault(code, f"slice start {start} is past the end of {_where(t, axis, dim)}", vals)
-        bad = True
-    return bad
+        problems.append(f"slice start {start} is past the end of {_where(t, axis, dim)}")
+    if problems:
+        code = "NKI102" if dynamic else "NKI101"
+        vals = (("start", start), ("end", stop), ("size", dim))
+        site = subscript_item_site(item)
+        for message in problems:
+            _reporter(dynamic).fault(code, message, vals, site)
+    return bool(problems)
 
 
-def _check_index(t: NkiTensor, axis: int, i: int, dim: int, dynamic: bool) -> bool:
+def _check_index(t: NkiTensor, axis: int, i: int, dim: int, dynamic: bool, item: int = 0) -> bool:
     if 0 <= i < dim:
         return False
     code = "NKI102" if dynamic else "NKI101"
     what = "negative" if i < 0 else "out of bounds"
-    _reporter(dynamic).fault(code, f"index {i} is {what} for {_where(t, axis, dim)}", (("index", i), ("size", dim)))
+    _reporter(dynamic).fault(code, f"index {i} is {what} for {_where(t, axis, dim)}", (("index", i), ("size", dim)),
+                             subscript_item_site(item))
     return True
 
 

@@ -412,3 +412,19 @@ def test_a_dynamic_access_out_of_bounds_faults_unless_oob_mode_skips_it(dev: Ker
     skipped = dev.execute(DYNAMIC.format(mode=", oob_mode=nisa.oob_mode.skip"), x, np.array([[20]], np.int32))
     assert not skipped.faults
     np.testing.assert_array_equal(skipped.outputs[0], np.full(8, -1.0, np.float32))  # the transfer was skipped
+
+
+def test_a_multi_line_call_faults_at_its_first_line_and_a_slice_at_its_own(dev: KernelRunner) -> None:
+    src = """
+@nki.jit
+def k(a):
+    out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t,  # call
+                  src=a[0:128,
+                        0:600])  # slice
+    nisa.dma_copy(dst=out, src=t)
+    return out
+"""
+    res = dev.execute(src, rand(128, 512))
+    assert faults(res) == {("NKI501", dev.line_of(src, "# call")), ("NKI101", dev.line_of(src, "# slice"))}
