@@ -173,7 +173,8 @@ def accumulate_into(call: Call, role: str, values: np.ndarray, accumulate: Any) 
     values = values.reshape(dst.shape) if values.size == dst.numel else values
     psum = dst.storage.buffer == "psum"
     if accumulate is False or (accumulate is None and not psum):
-        call.write(role, values, acc=psum)
+        # an explicit overwrite does not commute with the accumulations around it: it is ordered
+        call.write(role, values, acc=psum and accumulate is None)
         return
     written = call.written(role)
     if accumulate is True and written is not True:

@@ -4,7 +4,8 @@
    faults on the device for admissible inputs (codes the device checks and the verifier implements);
 2. counterexample replay: a diagnostic with a counterexample, replayed on the device with exactly those
    shapes, faults with the same code at the same line;
-3. agreement: a clean kernel that computes what its generator intended matches the numpy reference.
+3. agreement: a clean kernel that computes what its generator intended matches the numpy reference (and
+   gives the same outputs when its affine iterations and program instances run in a shuffled order).
 
 `check` returns the disagreements as readable strings (empty: the program passes).
 """
@@ -88,11 +89,19 @@ class Checker:
                     out.problems.append(f"unsound: the verifier reports no {f.code}, but the device faults with it "
                                         f"for {_shapes(program, values)}: {_fault(f)}")
             if n == 0:
-                self._agreement(program, values, res, out)
+                self._agreement(program, path, values, res, out)
 
-    def _agreement(self, program: Program, values: dict, res: device.Result, out: Outcome) -> None:
+    def _agreement(self, program: Program, path: str, values: dict, res: device.Result, out: Outcome) -> None:
         if not program.intended or out.diagnostics or res.faults or program.reference is None:
             return
+        shuffled = self.device.execute(path, kernel=program.entry, grid=program.grid, mode="collect", shuffle=7,
+                                       **program.inputs(values, seed=0))
+        # another order may round a sum differently: the program's tolerance, not bit equality
+        if shuffled.faults or not np.allclose(np.asarray(shuffled.outputs, np.float64),
+                                              np.asarray(res.outputs, np.float64), rtol=max(program.rtol, 1e-5),
+                                              atol=max(program.atol, 1e-5)):
+            out.problems.append("shuffled execution (affine iterations and program instances in another order) "
+                                "changes the outputs of a race-free kernel")
         expected = program.reference(program.inputs(values, seed=0))
         got = res.outputs
         out.compared = True

@@ -291,11 +291,16 @@ def matmuls(draw: Any) -> Matmul:
     tm = draw(st.sampled_from([64, 128, 128, 256]))
     tn = draw(st.sampled_from([128, 256, 512, 512, 1024]))
     psum = draw(st.sampled_from(["inside", "inside", "outside", "manual"] if dialect == "beta2" else ["inside"]))
+    kloop = draw(st.sampled_from(["affine", "sequential"]))
+    acc = draw(st.sampled_from(["none", "first"] if dialect == "beta2" else ["plus", "assign"]))
+    if acc == "first":
+        # Known verifier gap (reported): accumulate=(kk > 0) makes the iterations order-dependent (iteration 0
+        # must overwrite first), yet every matmul into PSUM is exempt from NKI401: only with a sequential loop.
+        kloop = "sequential"
     # a PSUM tile shared by the (m, n) iterations gets a K loop of two trips at least: see Tiled's shared tile
     k = tk * draw(st.integers(1 if psum == "inside" else 2, 3))
     m, n = tm * draw(st.integers(1, 2)), tn * draw(st.integers(1, 2))
-    acc = draw(st.sampled_from(["none", "first"] if dialect == "beta2" else ["plus", "assign"]))
-    return Matmul(dialect, k, m, n, tk, tm, tn, draw(st.sampled_from(["affine", "sequential"])), psum,
+    return Matmul(dialect, k, m, n, tk, tm, tn, kloop, psum,
                   draw(st.sampled_from([0, 0, 0, 1024, 512])) if psum == "manual" else 0, acc,
                   draw(st.sampled_from(["float32", "bfloat16"])), draw(st.sampled_from(["concrete", "divisible"])))
 
