@@ -104,6 +104,7 @@ class Program:
         self.rng = np.random.default_rng(index)
         self.shared_seen: dict = {}  # (site, occurrence) counters for shared_hbm allocations
         self.deferred_oob = None  # dynamic out-of-bounds findings waiting for their view (device.nkitensor)
+        self.site: Site | None = None  # the kernel line of the instruction being executed (its accesses' site)
 
     def language(self, name: str) -> Any:
         """The dialect's nl.<name> (tile operators of Beta 1, assignments into views)."""
@@ -319,7 +320,7 @@ class Program:
         region = view.region(mask)
         if region.empty():
             return
-        site = user_site(3)
+        site = self.site or user_site(3)
         seq = self.run.site_seq(site)
         for sc in scopes:
             self._loop_access(sc, view, Access(sc.iteration, seq, site, acc, write, region), write)

@@ -83,7 +83,15 @@ def instruction(qualname: str, dialect: str) -> Callable:
 
 def invoke(decl: Any, dialect: str, impl: Callable, args: tuple, kwargs: dict) -> Any:
     prog = context.current()
-    site = user_site()
+    prog.site = user_site()
+    try:
+        return _invoke(prog, decl, dialect, impl, args, kwargs)
+    finally:
+        prog.site = None  # accesses outside an instruction (a dynamic index read) find their own line
+
+
+def _invoke(prog: Any, decl: Any, dialect: str, impl: Callable, args: tuple, kwargs: dict) -> Any:
+    site = prog.site
     prog.run.tick()
     prog.run.stats["instructions"] += 1
     form, bound = bind(decl, dialect, args, kwargs, prog.launch.default_value)

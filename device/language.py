@@ -183,7 +183,7 @@ def matmul(call: Call) -> None:
     b = DT.to_f32(call.read("y")).reshape(y.shape[0], -1)
     a = a if call.get("transpose_x") else a.T
     k = min(a.shape[0], b.shape[0])
-    accumulate_into(call, "dst", np.matmul(np.ascontiguousarray(a[:k]).T, np.ascontiguousarray(b[:k])), False)
+    accumulate_into(call, "dst", np.matmul(a[:k].T, b[:k]), False)
 
 
 @semantics("language.transpose")
