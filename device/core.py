@@ -105,6 +105,7 @@ class Program:
         self.shared_seen: dict = {}  # (site, occurrence) counters for shared_hbm allocations
         self.deferred_oob = None  # dynamic out-of-bounds findings waiting for their view (device.nkitensor)
         self.site: Site | None = None  # the kernel line of the instruction being executed (its accesses' site)
+        self.reductions: dict = {}  # storage id of an nl.loop_reduce result -> its operator
 
     def language(self, name: str) -> Any:
         """The dialect's nl.<name> (tile operators of Beta 1, assignments into views)."""

@@ -152,6 +152,8 @@ def atomic_rmw(call: Call) -> None:
 def assign(call: Call) -> None:
     """`t[...] = v` (a tile or a constant) and `t[...] += v` (accumulate: commutes across iterations)."""
     acc = call.get("accumulate")
+    if acc is None and call.is_tensor("src"):
+        acc = call.program.reductions.get(call.tensor("src").storage.sid)  # nl.loop_reduce's result
     if call.is_tensor("src"):
         value = call.read("src", acc=acc is not None, as_src=True)
     else:
@@ -260,7 +262,15 @@ def random_seed(call: Call) -> None:
     call.program.rng = np.random.default_rng(seed & 0xFFFFFFFF)
 
 
-@semantics("language.all_reduce", "language.loop_reduce")
+@semantics("language.loop_reduce")
+def loop_reduce(call: Call) -> None:
+    """A reduction across loop iterations: assigned into a view, `t[...] = nl.loop_reduce(x, op, ...)` computes
+    t = op(x, t) (the destination is the op's other input) and commutes across iterations like `+=`."""
+    call.write("dst", DT.to_f32(call.read("x")))
+    call.program.reductions[call.tensor("dst").storage.sid] = O.as_op(call.get("op"))
+
+
+@semantics("language.all_reduce")
 def unsupported(call: Call) -> None:
     raise Unsupported(f"nl.{call.decl.name} is not implemented by the device")
 

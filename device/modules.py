@@ -193,7 +193,8 @@ class ModuleSet:
         mods: dict = {}
         nki = _module("nki", jit=jit_decorator("beta2"), baremetal=jit_decorator("beta2"),
                       benchmark=jit_decorator("beta2"), profile=jit_decorator("beta2"), trace=jit_decorator("beta2"),
-                      simulate=simulate, language=self.b2.language, isa=self.b2.isa, Kernel=Kernel)
+                      simulate=simulate, language=self.b2.language, isa=self.b2.isa, Kernel=Kernel,
+                      tensor=_TypingTensor)
         mods["nki"], mods["nki.language"], mods["nki.isa"] = nki, self.b2.language, self.b2.isa
         mods["nki.isa.constants"] = self.b2.isa.constants
         mods["nki.typing"] = _module("nki.typing", tensor=_TypingTensor)
@@ -201,7 +202,7 @@ class ModuleSet:
         b1 = _module("neuronxcc.nki", jit=jit_decorator("beta1"), baremetal=jit_decorator("beta1"),
                      benchmark=jit_decorator("beta1"), profile=jit_decorator("beta1"), trace=jit_decorator("beta1"),
                      simulate_kernel=simulate_kernel, simulate=simulate, language=self.b1.language, isa=self.b1.isa,
-                     Kernel=Kernel)
+                     Kernel=Kernel, tensor=_TypingTensor)
         b1.typing = _module("neuronxcc.nki.typing", tensor=_TypingTensor)
         # Beta-1 direct allocation (`nki.compiler.sbuf.mod_alloc(...)`): accepted, tiles are allocated as usual
         b1.compiler = _Shim("neuronxcc.nki.compiler")
@@ -266,7 +267,8 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self.mods = mods
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname in self.mods or fullname.split(".")[0] in PREFIXES + SHIMS:
+        top = fullname.split(".")[0]
+        if fullname in self.mods or top in PREFIXES + SHIMS or isinstance(self.mods.get(top), _Shim):
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 
@@ -279,9 +281,12 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 @contextlib.contextmanager
 def installed(modset: ModuleSet) -> Iterator[None]:
-    names = set(modset.modules)
-    saved = {n: sys.modules[n] for n in list(sys.modules)
-             if n in names or n.split(".")[0] in PREFIXES + SHIMS}
+    roots = set(PREFIXES + SHIMS) | {n.split(".")[0] for n in modset.modules}
+
+    def ours(name: str) -> bool:
+        return name.split(".")[0] in roots
+
+    saved = {n: sys.modules[n] for n in list(sys.modules) if ours(n)}
     for n in saved:
         del sys.modules[n]
     sys.modules.update(modset.modules)
@@ -291,6 +296,6 @@ def installed(modset: ModuleSet) -> Iterator[None]:
         yield
     finally:
         sys.meta_path.remove(finder)
-        for n in [n for n in sys.modules if n in names or n.split(".")[0] in PREFIXES + SHIMS]:
+        for n in [n for n in sys.modules if ours(n)]:
             del sys.modules[n]
         sys.modules.update(saved)

@@ -78,3 +78,19 @@ def test_an_inadmissible_input_is_not_a_fault(capsys) -> None:
                "--shape", "a=128x128", "--arg", "bank=9"])
     assert rc == 2
     assert "rejects these inputs" in capsys.readouterr().out
+
+
+def test_framework_imports_are_harmless_and_restored(tmp_path) -> None:
+    import sys
+
+    import device
+    (tmp_path / "k.py").write_text(
+        "import torch\nimport torch.nn.functional as F\nimport torch_neuronx\nimport neuronxcc.nki as nki\n"
+        "import neuronxcc.nki.language as nl\n\n\n@torch_neuronx.nki_jit\ndef k(a: nki.tensor):\n"
+        "    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)\n"
+        "    nl.store(out, value=nl.load(a))\n    return out\n")
+    before = {n for n in sys.modules if n.split(".")[0] in ("torch", "torch_neuronx", "neuronxcc", "nki")}
+    a = np.arange(8, dtype=np.float32).reshape(2, 4)
+    np.testing.assert_array_equal(device.run(str(tmp_path / "k.py"), a, kernel="k"), a)
+    after = {n for n in sys.modules if n.split(".")[0] in ("torch", "torch_neuronx", "neuronxcc", "nki")}
+    assert after == before

@@ -487,3 +487,20 @@ def k(x):
     x = np.arange(60, dtype=np.float32).reshape(6, 10)
     expected = np.array([[x.ravel()[1 + 10 * w + 2 * j] for j in range(3)] for w in range(4)])
     np.testing.assert_array_equal(dev.run(src, x), expected)
+
+
+def test_loop_reduce_accumulates_into_the_assigned_view(dev: KernelRunner) -> None:
+    src = """
+@nki.jit
+def k(x):
+    out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.zeros((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    for i in nl.affine_range(4):
+        acc[...] = nl.loop_reduce(nl.load(x[i]), op=np.add, loop_indices=[i], dtype=nl.float32)
+    nl.store(out, value=acc)
+    return out
+"""
+    x = rand(4, 128, 64)
+    res = dev.execute(src, x, header=B1)
+    assert not res.faults  # a loop reduction commutes: no loop-carried dependency
+    np.testing.assert_allclose(res.outputs, x.sum(axis=0), rtol=1e-6)
