@@ -137,10 +137,10 @@ class Device:
         run.modules = self.modules(target)
         run.arenas = self.arenas
         path = os.fspath(kernel_or_path) if isinstance(kernel_or_path, (str, os.PathLike)) else None
-        fn = find_kernel(self.load(path, target), kernel) if path else kernel_or_path
         t0 = time.perf_counter()
-        token = enter_run(run)
+        token = enter_run(run)  # before importing: a file's top level may launch its kernel (nki.simulate)
         try:
+            fn = find_kernel(self.load(path, target), kernel) if path else kernel_or_path
             with installed(run.modules), (_importable(path) if path else contextlib.nullcontext()):
                 outputs = _call(fn, grid, args, kwargs)
                 for p in run.pending:

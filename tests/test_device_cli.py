@@ -94,3 +94,16 @@ def test_framework_imports_are_harmless_and_restored(tmp_path) -> None:
     np.testing.assert_array_equal(device.run(str(tmp_path / "k.py"), a, kernel="k"), a)
     after = {n for n in sys.modules if n.split(".")[0] in ("torch", "torch_neuronx", "neuronxcc", "nki")}
     assert after == before
+
+
+def test_a_file_that_launches_its_kernel_at_import_runs_on_the_device(tmp_path) -> None:
+    import device
+    (tmp_path / "k.py").write_text(
+        "import numpy as np\nimport nki\nimport nki.isa as nisa\nimport nki.language as nl\n\n\n"
+        "@nki.jit\ndef k(a):\n    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)\n"
+        "    nl.store(out, value=nl.exp(nl.load(a)))\n    return out\n\n\n"
+        "RESULT = nki.simulate(k)(np.zeros((4, 4), dtype=np.float32))\n")
+    dev = device.Device()
+    a = np.ones((2, 2), np.float32)
+    np.testing.assert_allclose(dev.run(str(tmp_path / "k.py"), a, kernel="k"), np.exp(a))
+    np.testing.assert_array_equal(dev.load(str(tmp_path / "k.py")).RESULT, np.ones((4, 4), np.float32))
