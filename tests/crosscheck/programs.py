@@ -472,7 +472,7 @@ class Spmd:
     stride: int  # rows between consecutive programs' tiles (beta1)
     f: int
     shape_mode: str  # concrete | launcher (beta1 grid computed from the input)
-    variant: str = "own"  # beta2: own | same_rows | exchange | exchange_no_barrier
+    variant: str = "own"  # beta2: own | same_rows | exchange | exchange_no_barrier | read_first
 
 
 @st.composite
@@ -481,7 +481,7 @@ def spmds(draw: Any) -> Spmd:
     f = draw(st.sampled_from([64, 512]))
     if dialect == "beta2":
         return Spmd(dialect, 2, 128, 128, f, "concrete",
-                    draw(st.sampled_from(["own", "same_rows", "exchange", "exchange_no_barrier"])))
+                    draw(st.sampled_from(["own", "same_rows", "exchange", "exchange_no_barrier", "read_first"])))
     tr = draw(st.sampled_from([64, 128]))
     stride = draw(st.sampled_from([tr, tr, tr // 2, tr * 2]))
     return Spmd(dialect, draw(st.integers(1, 4)), tr, stride, f, draw(st.sampled_from(["concrete", "launcher"])))
@@ -515,7 +515,14 @@ def build_spmd(s: Spmd) -> Program:
     src.add(f"t = nl.ndarray((128, {s.f}), dtype=a.dtype, buffer=nl.sbuf)")
     src.add("nisa.dma_copy(dst=t, src=a[pid * 128:(pid + 1) * 128, :])")
     rows = "0:128" if s.variant == "same_rows" else "pid * 128:(pid + 1) * 128"
-    if s.variant.startswith("exchange"):
+    if s.variant == "read_first":  # the other core's half is read before this core writes its own
+        src.add(f"o = nl.ndarray((128, {s.f}), dtype=a.dtype, buffer=nl.sbuf)")
+        src.add("nisa.dma_copy(dst=o, src=out[(1 - pid) * 128:(2 - pid) * 128, :])")
+        src.add(f"nisa.dma_copy(dst=out[{rows}, :], src=t)")
+
+        def reference(v: dict) -> np.ndarray:
+            return v["a"]
+    elif s.variant.startswith("exchange"):
         src.add(f"nisa.dma_copy(dst=out[{rows}, :], src=t)")
         if s.variant == "exchange":
             src.add("nisa.core_barrier(out, (0, 1))")

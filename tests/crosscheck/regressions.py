@@ -22,6 +22,8 @@ REGRESSIONS = [
     Tiled("beta2", "exp", "given", 384, 64, 128, 64, "exact", "affine", 0, (0, 0, 0, 0), True),
     # device: NKI401 for a write whose conflicting access was in an earlier instance of the same static loop
     Tiled("beta2", "exp", "free", 192, 128, 64, 128, "exact", "affine", 0, (0, 0, 0, 0), True),
+    # verifier: a read earlier in program order than the other core's write was no race (fixed: every order)
+    Spmd("beta2", 2, 128, 128, 64, "concrete", "read_first"),
     # a spread of clean programs of every template (agreement with numpy)
     Tiled("beta1", "add", "divisible", 256, 128, 128, 64, "mask", "affine", 0, (0, 0, 0, 0), False),
     Tiled("beta2", "scale", "free", 300, 700, 128, 512, "min", "sequential", 0, (0, 0, 0, 0), False),
