@@ -87,9 +87,21 @@ def _reused_buffer(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, accesses: list
         fixes = (Fix(f"move the allocation of '{t.name}' into the loop", edits),)
     msg = (f"'{t.name}' is allocated outside this affine_range loop and completely rewritten in every iteration: "
            f"the iterations serialise on it; allocate it inside the loop so each iteration gets its own buffer")
-    return Obligation("NKI403", E.FALSE, (), t.span, msg, notes=(Note(location(lp.span), "the loop"),
-                                                                   Note(location(op0.span), "the rewrite")),
+    # iterations only serialise when there are at least two of them
+    trips = E.maximum(0, E.ceildiv(E.sub(lp.stop, lp.start), lp.step))
+    outer = ir.Ctx(loops=tuple(lid for lid in ins0.ctx.loops if lid != lp.id and lid in _ancestors(k, lp)))
+    return Obligation("NKI403", E.le(trips, 1), ka.local_facts(outer), t.span, msg,
+                      notes=(Note(location(lp.span), "the loop"), Note(location(op0.span), "the rewrite")),
                       floor="warning", fixes=fixes)
+
+
+def _ancestors(k: ir.Kernel, lp: ir.Loop) -> set:
+    loops = {x.id: x for x in k.loops}
+    out, parent = set(), lp.parent
+    while parent is not None and parent in loops:
+        out.add(parent)
+        parent = loops[parent].parent
+    return out
 
 
 def _pairs(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, accesses: list) -> list:

@@ -51,8 +51,10 @@ def race_obligations(ka: KernelAnalysis) -> list:
     for ia, (na, ins_a, oa) in enumerate(accesses):
         if oa.mode not in ("w", "rw"):
             continue
-        for nb, ins_b, ob in accesses[ia:]:
-            if ob.tensor != oa.tensor:
+        for ib, (nb, ins_b, ob) in enumerate(accesses):
+            # a read earlier in program order races too (another instance may already have written);
+            # a pair of writes is taken once, with the earlier one first
+            if ob.tensor != oa.tensor or (ib < ia and ob.mode in ("w", "rw")):
                 continue
             if _ordered(k, na, ins_a, nb, ins_b, barriers):
                 continue

@@ -1,0 +1,224 @@
+"""Kernel objects (`@nki.jit` and friends) and what happens when one is launched on the device."""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+import os
+from typing import Any, Callable
+
+import numpy as np
+
+from . import context
+from .faults import KernelPrecondition, Site
+from .launch import Launch
+from .nkitensor import NkiTensor, full_view
+from .tensor import View
+
+_RUN: contextvars.ContextVar = contextvars.ContextVar("nki_device_run", default=None)
+_DEVICE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def active_run() -> Any:
+    return _RUN.get()
+
+
+def enter_run(run: Any) -> contextvars.Token:
+    return _RUN.set(run)
+
+
+def leave_run(token: contextvars.Token) -> None:
+    _RUN.reset(token)
+
+
+class Kernel:
+    """A decorated kernel: call it (one instance), or index it with a grid: `k[2, 4](a, b)`, `k[2](a)` (LNC2)."""
+
+    def __init__(self, fn: Callable, dialect: str, options: dict | None = None) -> None:
+        self.fn = fn
+        self.dialect = dialect
+        self.options = dict(options or {})
+        self.__name__ = getattr(fn, "__name__", "kernel")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return launch(self, None, args, kwargs)
+
+    def __getitem__(self, grid: Any) -> Callable:
+        g = grid if isinstance(grid, tuple) else (grid,)
+        return _Gridded(self, tuple(int(x) for x in g))
+
+    def __repr__(self) -> str:
+        return f"<nki kernel {self.__name__} ({self.dialect})>"
+
+
+class _Gridded:
+    def __init__(self, kernel: Kernel, grid: tuple) -> None:
+        self.kernel = kernel
+        self.grid = grid
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return launch(self.kernel, self.grid, args, kwargs)
+
+
+def jit_decorator(dialect: str) -> Callable:
+    """`@nki.jit`, `@nki.jit(mode=...)`, `nki.jit(fn, ...)`, `nki.baremetal`, `torch_neuronx.nki_jit`."""
+
+    def jit(fn: Any = None, **options: Any) -> Any:
+        if fn is None:
+            return lambda f: Kernel(_unwrap(f), dialect, options)
+        if isinstance(fn, Kernel):
+            return Kernel(fn.fn, fn.dialect, {**fn.options, **options})
+        return Kernel(fn, dialect, options)
+
+    return jit
+
+
+def _unwrap(f: Any) -> Callable:
+    return f.fn if isinstance(f, Kernel) else f
+
+
+def simulate(kernel: Any) -> Callable:
+    """`nki.simulate(kernel)(args)`, also with `kernel[2]`."""
+    return kernel if isinstance(kernel, (Kernel, _Gridded)) else Kernel(kernel, dialect_of(kernel))
+
+
+def simulate_kernel(kernel: Any, *args: Any, **kwargs: Any) -> Any:
+    return simulate(kernel)(*args, **kwargs)
+
+
+def nki_call(fn: Any, *args: Any, grid: Any = None, out_shape: Any = None, **kwargs: Any) -> Any:
+    k = fn if isinstance(fn, Kernel) else Kernel(fn, "beta1")
+    return launch(k, tuple(grid) if grid is not None else None, args, kwargs)
+
+
+def dialect_of(fn: Any) -> str:
+    """Which NKI the function's module imported: Beta 1 when it uses neuronxcc.nki."""
+    g = getattr(fn, "__globals__", {})
+    for v in g.values():
+        name = getattr(v, "__name__", "")
+        if isinstance(name, str) and name.startswith("neuronxcc"):
+            return "beta1"
+    return "beta2"
+
+
+def is_host_function(fn: Any) -> bool:
+    """A plain function that launches kernels (`add(a, b)` calling `add_kernel[grid](a, b)`), not a kernel."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    g = getattr(fn, "__globals__", {})
+    return any(isinstance(g.get(n), Kernel) for n in code.co_names)
+
+
+# ----------------------------------------------------------------------------- launching
+
+
+def launch(kernel: Kernel, grid: tuple | None, args: tuple, kwargs: dict) -> Any:
+    if context.current_or_none() is not None:
+        return kernel.fn(*args, **kwargs)  # a kernel calling another one: inlined, as the compiler does
+    run = active_run()
+    if run is None:
+        raise context.NoDevice("launch kernels through device.run(...) or `nki-verify run`")
+    lnc = kernel.dialect == "beta2"
+    la = Launch(run, kernel.__name__, kernel.dialect, grid or (1,), lnc and grid is not None, grid is not None,
+                run.modules.namespaces(kernel.dialect))
+    token = context.enter(la.programs[0])
+    try:
+        params, originals = _params(la, kernel, args, kwargs)
+    finally:
+        context.leave(token)
+    bound_args, bound_kwargs = params
+
+    def body(program: Any) -> Any:
+        try:
+            return kernel.fn(*bound_args, **bound_kwargs)
+        except AssertionError as exc:
+            site = _assert_site(exc)
+            if site is None:
+                raise
+            raise KernelPrecondition(site, str(exc) or "assertion failed") from None
+
+    results = la.execute(body)
+    _write_back(originals)
+    run.launches.append(la)
+    return to_host(results[0])
+
+
+def _assert_site(exc: BaseException) -> Site | None:
+    """Where a kernel's own assert failed (None when the assertion is the device's)."""
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return None
+    fn = last.tb_frame.f_code.co_filename
+    if fn.startswith(_DEVICE_DIR + os.sep):
+        return None
+    return Site(fn, last.tb_lineno, last.tb_frame.f_code.co_name)
+
+
+def _params(la: Launch, kernel: Kernel, args: tuple, kwargs: dict) -> tuple:
+    """Host arrays become HBM tensors shared by every program instance (inputs are in shared HBM)."""
+    try:
+        sig = inspect.signature(kernel.fn)
+        bound = sig.bind_partial(*args, **kwargs)
+        names = list(bound.arguments)
+    except (TypeError, ValueError):
+        names = [f"arg{i}" for i in range(len(args))] + list(kwargs)
+    buffer = "shared_hbm" if kernel.dialect == "beta2" else "hbm"
+    prog = la.programs[0]
+    originals = []
+    conv_args = []
+    for i, a in enumerate(args):
+        name = names[i] if i < len(names) else f"arg{i}"
+        conv_args.append(_param(prog, name, a, buffer, originals))
+    conv_kwargs = {k: _param(prog, k, v, buffer, originals) for k, v in kwargs.items()}
+    return (tuple(conv_args), conv_kwargs), originals
+
+
+def _param(prog: Any, name: str, a: Any, buffer: str, originals: list) -> Any:
+    if isinstance(a, View) or not _is_array(a):
+        return a
+    arr = np.asarray(a)
+    st = prog.wrap(name, buffer, arr, Site("<inputs>", 0, name))
+    if not np.shares_memory(st.data, arr):
+        originals.append((a, st))
+    return full_view(st)
+
+
+def _is_array(a: Any) -> bool:
+    if isinstance(a, np.ndarray):
+        return True
+    return hasattr(a, "__array__") and hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, type)
+
+
+def _write_back(originals: list) -> None:
+    """Inputs the kernel wrote are updated in place, as NKI's simulator does."""
+    for a, st in originals:
+        if not isinstance(a, np.ndarray) or not a.flags.writeable:
+            continue
+        if st.written:
+            a[...] = np.asarray(full_view(st).values()).reshape(a.shape).astype(a.dtype, copy=False)
+
+
+def to_host(v: Any) -> Any:
+    """Tensors returned by a kernel as numpy arrays (the storage itself for a whole HBM tensor: the run is over,
+    nothing else uses it)."""
+    if isinstance(v, NkiTensor):
+        st = v.storage
+        if v.covers_storage() and st.data.flags.c_contiguous and st.kind != "param" and v.shape == st.shape \
+                and not st.on_chip:
+            return st.data.reshape(st.shape)
+        return np.array(v.values(), copy=True)
+    if isinstance(v, tuple):
+        return tuple(to_host(x) for x in v)
+    if isinstance(v, list):
+        return [to_host(x) for x in v]
+    if isinstance(v, dict):
+        return {k: to_host(x) for k, x in v.items()}
+    return v
+

@@ -1,0 +1,221 @@
+"""The test kernels on the reference device: every runtime-checkable `# expect:` marker is a device fault
+with the same code at the same line, and the good kernels compute what numpy computes.
+
+Extra faults are allowed in two cases only: the same code as a marker of the kernel at another line (an
+operand of more than 128 partitions faults at every instruction that uses it, where the verifier reports the
+allocation), and reads of unwritten memory (NKI404) in the kernels listed below, written for other checks:
+the verifier checks NKI404 on on-chip memory only (kernel-allocated HBM may be written by another program
+instance), and those kernels read HBM that nothing wrote or are reported for a more specific reason.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+import numpy as np
+import pytest
+
+import device
+from device.faults import RUNTIME_CODES
+
+from .expectations import parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNELS = os.path.join(HERE, "kernels")
+F32 = np.float32
+RNG = np.random.default_rng(7)
+
+
+def r(*shape: int, dtype: type = F32) -> np.ndarray:
+    return RNG.random(shape).astype(dtype)
+
+
+# file -> kernel (or host launcher) -> (inputs, grid, the kernel function whose markers apply)
+CASES = {
+    "b1_dependencies.py": {
+        "accumulate_with_plus_equals": ([r(4, 128, 512)],), "accumulate_with_tensor_tensor": ([r(4, 128, 512)],),
+        "prefix_rows": ([r(8, 128, 512)],), "prefix_rows_sequential": ([r(8, 128, 512)],)},
+    "b1_masks.py": {"copy_masked": ([r(300, 64)],), "copy_unmasked": ([r(300, 64)],),
+                    "transpose_mgrid": ([r(128, 100)],)},
+    "b1_matmul.py": {"matmul": ([r(256, 128), r(256, 512)],), "matmul_too_wide": ([r(128, 128), r(128, 1024)],),
+                     "block_dims": ([r(8, 128, 256)],), "block_dims_too_tall": ([r(128, 128)],)},
+    "b1_memory.py": {"scale_in_place": ([r(128, 512)],), "sixteen_psum_blocks": ([r(128, 128), r(128, 8192)],),
+                     "block_wider_than_a_bank": ([r(128, 128), r(128, 512)],),
+                     "one_block_too_big": ([r(128, 65536)],)},
+    "b1_spmd_add.py": {"add": ([r(256, 1024), r(256, 1024)], None, "add_kernel"),
+                       "add_one_extra_program": ([r(256, 512), r(256, 512)], None, "add_kernel_overlapping")},
+    "b1_spmd_races.py": {
+        "nki_tensor_add_nc2": ([r(512, 1024), r(512, 1024)], None, "nki_tensor_add_kernel_"),
+        "add_rows_overlapping_launch": ([r(512, 512), r(512, 512)], None, "add_rows_overlapping")},
+    "b1_dynamic_index.py": {
+        "batch_from_masked_index": ([r(4, 128, 256), np.array([[6]], np.int32)],),
+        "batch_from_wider_mask": ([r(4, 128, 256), np.array([[6]], np.int32)],),
+        "batch_from_raw_input": ([r(4, 128, 256), np.array([[9]], np.int32)],),
+        "batch_from_iota": ([r(4, 128, 256)],)},
+    "b1_uninitialized.py": {"masked_load_full_store": ([r(100, 512)],)},
+    "b2_dynamic_access.py": {
+        "scalar_offset_rows": ([r(512, 512)],), "scalar_offset_one_row_too_far": ([r(512, 512)],),
+        "scalar_offset_from_the_input": ([r(512, 512), np.array([[500]], np.int32)],),
+        "vector_offset_rows": ([r(128, 512)],), "vector_offset_stride_too_large": ([r(128, 512)],),
+        "static_pattern_every_element": ([r(64, 64)],), "static_pattern_past_the_end": ([r(64, 64)],),
+        "sbuf_pattern_in_rows": ([r(128, 64)],), "sbuf_pattern_wraps_a_row": ([r(128, 64)],),
+        "sbuf_pattern_skips_partitions": ([r(128, 64)],), "register_offset": ([r(512, 512)],),
+        "register_moved_too_far": ([r(512, 512)],), "dynamic_loop_tiles": ([r(4, 128, 512), 4],),
+        "dynamic_loop_one_tile_too_many": ([r(4, 128, 512), 5],)},
+    "b2_uninitialized.py": {
+        "read_before_write": ([r(128, 512)],), "tail_tile_read_in_full": ([r(128, 512), 100],),
+        "tail_tile_read_as_written": ([r(128, 512), 100],), "columns_filled_by_a_loop": ([r(128, 512)],),
+        "columns_filled_but_one": ([r(128, 512)],),
+        "accumulator_initialised_in_first_iteration": ([r(384, 512)],),
+        "accumulator_never_initialised": ([r(384, 512)],), "written_only_when_the_loop_runs": ([r(128, 512), 0],),
+        "zeroed_then_accumulated": ([r(128, 128), r(128, 512)],)},
+    "b2_targets.py": {"exp_on_default_target": ([r(128, 512)],)},
+    "b2_dependencies.py": {
+        "sb_blocks_migrated": ([r(8, 128, 512)],), "sb_blocks_migrated_incorrect": ([r(8, 128, 512)],),
+        "sum_blocks_sequential": ([r(8, 128, 512)],), "sum_blocks_affine": ([r(8, 128, 512)],),
+        "matmul_psum_accumulation": ([r(256, 128), r(256, 512)],), "shifted_rows": ([r(384, 128)],)},
+    "b2_lnc_races.py": {k: ([r(256, 512)], 2) for k in (
+        "halves", "same_rows", "exchange_with_barrier", "exchange_without_barrier", "barrier_on_one_core",
+        "both_cores_zero_the_output", "both_cores_fill_with_their_id")} | {
+        "one_core_worth_of_rows_but_shifted": ([r(128, 512)], 2)},
+    "b2_matmul.py": {
+        "matmul_tiled": ([r(256, 256), r(256, 1024)],), "matmul_wide_moving": ([r(128, 128), r(128, 1024)],),
+        "matmul_mismatched": ([r(128, 128), r(128, 512)],), "matmul_operand_in_psum": ([r(128, 128), r(128, 512)],)},
+    "b2_memory.py": {
+        "psum_on_bank_three": ([r(128, 128), r(128, 512)],), "psum_misaligned": ([r(128, 128), r(128, 512)],),
+        "psum_bank_from_argument": ([r(128, 128), 3],), "psum_half_bank_offset": ([r(128, 128), 1],),
+        "matmul_view_across_banks": ([r(128, 128), r(128, 512)],),
+        "matmul_columns_in_a_loop": ([r(128, 128), r(128, 1024)],),
+        "matmul_columns_straddle": ([r(128, 128), r(128, 768)],), "placed_tiles_per_block": ([r(128, 128), 2],),
+        "placed_tiles_forgot_itemsize": ([r(128, 128), 2],), "two_placed_tensors_overlap": ([r(128, 256)],),
+        "placed_on_other_partitions": ([r(64, 256)],), "too_much_sbuf": ([r(128, 32768)],),
+        "sbuf_reused_in_sequence": ([r(128, 32768)],), "tile_per_iteration": ([r(128, 1024)],),
+        "too_many_psum_banks": ([r(128, 128)],), "scale_in_place": ([r(128, 512)],),
+        "write_output_argument": ([r(128, 512), np.zeros((128, 512), F32)],),
+        "placed_past_the_end": ([r(128, 1024)],), "placed_on_upper_partitions": ([r(96, 512)],)},
+    "b2_partitions.py": {"copy_rows": ([r(128, 64)],), "copy_rows_unchecked": ([r(256, 64)],),
+                         "big_tile": ([r(256, 512)],)},
+    "b2_shapes_dtypes.py": {"add_tiles": ([r(128, 512), r(128, 512)],),
+                            "add_tiles_mismatch": ([r(128, 512), r(128, 512)],),
+                            "bitwise_on_floats": ([r(128, 512)],), "compute_on_hbm": ([r(128, 512)],)},
+    "b2_tail_tiles.py": {"scale_rows": ([r(100, 1000)],), "scale_rows_unclamped": ([r(100, 128)],)},
+    "b2_tensor_add.py": {"tensor_add": ([r(256, 512), r(256, 512)],),
+                         "tensor_add_off_by_one": ([r(128, 512), r(128, 512)],)},
+    "discovery_forms.py": {"wrapped_later": ([r(128, 512)],), "decorated_baremetal": ([r(128, 512)],),
+                           "called_through_nki_call": ([r(128, 512)],), "jitted_at_call_site": ([r(128, 512)],)},
+    "not_understood.py": {"dynamic_size": ([r(128, 512)],)},
+    "pkg_two_modules/kernel.py": {"double": ([r(256, 512)],), "double_shifted": ([r(256, 512)],)},
+}
+# reads of memory nothing wrote, in kernels written for other checks
+KNOWN_UNINITIALISED = {("b1_dependencies.py", "prefix_rows"), ("b2_memory.py", "too_many_psum_banks"),
+                       ("b2_lnc_races.py", "exchange_without_barrier")}
+
+
+def _expected(path: str, function: str) -> set:
+    """(code, path, line) of the runtime-checkable markers inside `function` (and the helper module of a
+    package, whose markers belong to the kernel that calls them)."""
+    out = set()
+    files = [path]
+    if os.path.isfile(os.path.join(os.path.dirname(path), "__init__.py")) and function.endswith("shifted"):
+        files.append(os.path.join(os.path.dirname(path), "tiles.py"))
+    for f in files:
+        tree = ast.parse(open(f, encoding="utf-8").read())
+        lo, hi = 1, 10 ** 9
+        if f == path:
+            fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function)
+            lo, hi = fn.lineno, fn.end_lineno
+        elif not function.endswith("shifted"):
+            continue
+        for line, items in parse(f).items():
+            if lo <= line <= hi:
+                out |= {(c, os.path.abspath(f), line) for c, _ in items if c in RUNTIME_CODES}
+    return out
+
+
+def _params() -> list:
+    out = []
+    for f, kernels in CASES.items():
+        for k, spec in kernels.items():
+            out.append(pytest.param(f, k, spec, id=f"{f}::{k}"))
+    return out
+
+
+@pytest.mark.parametrize("file, kernel, spec", _params())
+def test_markers_are_device_faults(file: str, kernel: str, spec: tuple) -> None:
+    path = os.path.join(KERNELS, file)
+    inputs, grid, function = (list(spec) + [None, kernel])[:3] if len(spec) < 3 else spec
+    res = device.execute(path, *inputs, kernel=kernel, grid=grid)
+    got = {(f.code, os.path.abspath(f.path), f.line) for f in res.faults}
+    expected = _expected(path, function or kernel)
+    missing = expected - got
+    assert not missing, f"no device fault for {sorted(missing)}; faults: {[f.describe() for f in res.faults]}"
+    codes = {c for c, _, _ in expected}
+    extra = {g for g in got - expected if g[0] not in codes and
+             (g[0] != "NKI404" or (file, kernel) not in KNOWN_UNINITIALISED)}
+    assert not extra, [f.describe() for f in res.faults]
+
+
+def test_every_marker_of_runtime_codes_is_covered() -> None:
+    """Each runtime-checkable marker in tests/kernels is exercised by some case above."""
+    covered = set()
+    for f, kernels in CASES.items():
+        path = os.path.join(KERNELS, f)
+        for k, spec in kernels.items():
+            function = spec[2] if len(spec) > 2 else k
+            covered |= _expected(path, function)
+    for f in sorted(os.listdir(KERNELS)) + ["pkg_two_modules/tiles.py"]:
+        path = os.path.join(KERNELS, f)
+        if not f.endswith(".py") or f in ("never_execute.py", "syntax_error.py"):
+            continue
+        for line, items in parse(path).items():
+            for code, _ in items:
+                if code in RUNTIME_CODES:
+                    assert (code, os.path.abspath(path), line) in covered, f"{f}:{line} {code} has no device case"
+
+
+def test_seed_tensor_add_kernels_match_numpy() -> None:
+    a, b = r(256, 1024), r(256, 1024)
+    out = device.run(os.path.join(HERE, "..", "examples", "tensor_add.py"), a, b, kernel="tensor_add")
+    np.testing.assert_array_equal(out, a + b)
+    a16, b16 = a.astype(np.float16), b.astype(np.float16)
+    out = device.run(os.path.join(HERE, "..", "examples", "spmd_add_beta1.py"), a16, b16, kernel="nki_tensor_add")
+    np.testing.assert_array_equal(out, a16 + b16)
+    a2, b2 = r(512, 1024, dtype=np.float16), r(512, 1024, dtype=np.float16)
+    out = device.run(os.path.join(KERNELS, "b1_spmd_races.py"), a2, b2, kernel="nki_tensor_add_nc2")
+    np.testing.assert_array_equal(out, a2 + b2)
+
+
+def test_tiled_matmuls_match_numpy() -> None:
+    lhs_t, rhs = r(256, 256), r(256, 1024)
+    out = device.run(os.path.join(KERNELS, "b2_matmul.py"), lhs_t, rhs, kernel="matmul_tiled")
+    np.testing.assert_allclose(out, lhs_t.T @ rhs, rtol=1e-5)
+    lhs_t, rhs = r(384, 128), r(384, 512)
+    out = device.run(os.path.join(KERNELS, "b1_matmul.py"), lhs_t, rhs, kernel="matmul")
+    np.testing.assert_allclose(out, lhs_t.T @ rhs, rtol=1e-5)
+
+
+def test_lnc2_halves_and_masked_tail_match_numpy() -> None:
+    x = r(256, 512)
+    np.testing.assert_array_equal(device.run(os.path.join(KERNELS, "b2_lnc_races.py"), x, kernel="halves", grid=2), x)
+    y = r(300, 64)
+    np.testing.assert_array_equal(device.run(os.path.join(KERNELS, "b1_masks.py"), y, kernel="copy_masked"), y)
+
+
+def test_getting_started_tensor_add_with_language_wrappers() -> None:
+    """The getting-started seed's shape of kernel: nl.load / nl.add / nl.store on one small tile (Beta 2)."""
+    from .device_support import KernelRunner
+    src = """
+@nki.jit
+def k(a, b):
+    assert a.shape == b.shape
+    assert a.shape[0] <= nl.tile_size.pmax
+    total = nl.add(nl.load(a), nl.load(b))
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=total)
+    return out
+"""
+    a = np.ones((4, 3), dtype=np.float16)
+    out = KernelRunner().run(src, a, a)
+    assert out.dtype == np.float16
+    np.testing.assert_array_equal(out, np.full((4, 3), 2, np.float16))
