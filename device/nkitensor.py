@@ -538,7 +538,8 @@ def check_pending(view: Any, mask: np.ndarray | None) -> None:
         if bad.any():
             v = int(a[bad].flat[0])
             what = "negative" if v < 0 else "out of bounds"
-            prog.fault("NKI102" if dyn else "NKI101", f"index expression value {v} is {what} for {_where(view, axis, dim)}",
+            prog.fault("NKI102" if dyn else "NKI101",
+                       f"index expression value {v} is {what} for {_where(view, axis, dim)}",
                        (("index", v), ("size", dim)), view.site)
             valid &= ~bad
     if not valid.all():
