@@ -395,6 +395,9 @@ def floordiv(a: IntLike, b: IntLike) -> Expr:
         return ZERO
     if a == b:
         return ONE  # valid for b != 0, which division requires anyway
+    q = _exact_quotient(a, b)  # (x*t) // t == x for t != 0
+    if q is not None:
+        return q
     return FloorDiv(a, b)
 
 
@@ -420,7 +423,7 @@ def mod(a: IntLike, b: IntLike) -> Expr:
             return Mod(a, b)
     if isinstance(a, Const) and a.value == 0:
         return ZERO
-    if a == b:
+    if a == b or _exact_quotient(a, b) is not None:
         return ZERO
     return Mod(a, b)
 
@@ -817,10 +820,10 @@ def _ifloordiv(a: Interval, b: Interval) -> Interval:
         return TOP
     if a.lo is None:
         lo = None
-    elif a.lo >= 0 or b.hi is None:
-        lo = a.lo // b.lo
+    elif a.lo >= 0:
+        lo = 0 if b.hi is None else a.lo // b.hi  # the largest divisor gives the smallest quotient
     else:
-        lo = min(a.lo // b.lo, a.lo // b.hi)
+        lo = a.lo // b.lo  # a negative dividend: the smallest divisor gives the most negative quotient
     if a.hi is None:
         hi = None
     elif a.hi >= 0:
@@ -1047,3 +1050,150 @@ def refine_ranges(ranges: dict, cond: BExpr) -> None:
         else:  # -s + c <= 0
             lo = c if lo is None else max(lo, c)
         ranges[s] = Interval(lo, hi)
+
+
+# ----------------------------------------------------------------------------- simplification under ranges
+
+
+def _nonzero_divisor(iv: Interval) -> Interval:
+    """A divisor the kernel divides by is not zero (Python would raise before any instruction ran): an
+    interval starting at 0 starts at 1."""
+    return Interval(1, iv.hi) if iv.lo == 0 and (iv.hi is None or iv.hi >= 1) else iv
+
+
+def _exact_quotient(a: Expr, b: Expr) -> Expr | None:
+    """q with a == q * b syntactically (b a non-constant atom or product of atoms), else None."""
+    if isinstance(b, Const):
+        return None
+    if a == b:
+        return const(1)
+    want = list(b.factors) if isinstance(b, Mul) else [b]
+    if isinstance(a, Mul):
+        rest = list(a.factors)
+        for f in want:
+            if f not in rest:
+                return None
+            rest.remove(f)
+        out: Expr = const(1)
+        for f in rest:
+            out = mul(out, f)
+        return out
+    if isinstance(a, Lin) and a.const == 0 and a.terms:
+        parts = []
+        for atom, c in a.terms:
+            q = _exact_quotient(atom, b)
+            if q is None:
+                return None
+            parts.append(mul(c, q))
+        return add(*parts)
+    return None
+
+
+def simplify_in(e: AnyExpr, ranges: Mapping) -> AnyExpr:
+    """`e` with the min/max arguments, remainders, quotients and conditionals that the symbols' intervals
+    settle replaced by what they are (`max(0, x % m)` -> `x % m`); equal to `e` wherever the ranges hold and
+    no divisor is zero.  Bound variables of quantifiers are left alone."""
+    memo: dict = {}
+    ivs: dict = {}
+
+    def itv(x: Expr) -> Interval:
+        r = ivs.get(x)
+        if r is not None:
+            return r
+        if isinstance(x, Const):
+            r = Interval(x.value, x.value)
+        elif isinstance(x, Sym):
+            r = ranges.get(x, TOP)
+        elif isinstance(x, Lin):
+            r = Interval(x.const, x.const)
+            for a, c in x.terms:
+                r = _iadd(r, _iscale(itv(a), c))
+        elif isinstance(x, Mul):
+            r = Interval(1, 1)
+            for f in x.factors:
+                r = _imul(r, itv(f))
+        elif isinstance(x, FloorDiv):
+            r = _ifloordiv(itv(x.a), _nonzero_divisor(itv(x.b)))
+        elif isinstance(x, Mod):
+            r = _imod(itv(x.a), _nonzero_divisor(itv(x.b)))
+        elif isinstance(x, Min):
+            r = _imin([itv(a) for a in x.args])
+        elif isinstance(x, Max):
+            r = _imax([itv(a) for a in x.args])
+        elif isinstance(x, Ite):
+            r = _ijoin(itv(x.a), itv(x.b))
+        else:
+            r = TOP
+        ivs[x] = r
+        return r
+
+    def below(a: Interval, b: Interval) -> bool:  # every value of a <= every value of b
+        return a.hi is not None and b.lo is not None and a.hi <= b.lo
+
+    def go(x: AnyExpr) -> AnyExpr:
+        r = memo.get(x)
+        if r is not None:
+            return r
+        r = x
+        if isinstance(x, Lin):
+            r = add(*[mul(c, go(a)) for a, c in x.terms], x.const)
+        elif isinstance(x, Mul):
+            r = go(x.factors[0])
+            for f in x.factors[1:]:
+                r = mul(r, go(f))
+        elif isinstance(x, (FloorDiv, Mod)) and _exact_quotient(go(x.a), go(x.b)) is not None:
+            q = _exact_quotient(go(x.a), go(x.b))  # (a*t) // t == a and (a*t) % t == 0 for any t != 0
+            r = q if isinstance(x, FloorDiv) else const(0)
+        elif isinstance(x, (FloorDiv, Mod)):
+            a, b = go(x.a), go(x.b)
+            ia, ib = itv(a), _nonzero_divisor(itv(b))
+            small = ia.lo is not None and ia.lo >= 0 and ia.hi is not None and ib.lo is not None and ia.hi < ib.lo
+            try:
+                if isinstance(x, FloorDiv):
+                    r = const(0) if small else floordiv(a, b)
+                else:
+                    r = a if small else mod(a, b)
+            except ZeroDivisionError:
+                r = x  # a divisor that is zero wherever the ranges hold: leave it to the solver
+        elif isinstance(x, (Min, Max)):
+            args = [go(a) for a in x.args]
+            spans = [itv(a) for a in args]
+            keep = []
+            for i, (a, s) in enumerate(zip(args, spans)):
+                # drop an argument another one always beats (ties: keep the first)
+                beaten = any((below(t, s) if isinstance(x, Min) else below(s, t)) and (j < i or t.lo != t.hi or
+                             s.lo != s.hi or t.lo != s.lo) for j, t in enumerate(spans) if j != i)
+                if not beaten:
+                    keep.append(a)
+            keep = keep or args[:1]
+            r = minimum(*keep) if isinstance(x, Min) else maximum(*keep)
+        elif isinstance(x, Ite):
+            c = go(x.cond)
+            v = decide(c, ranges) if not isinstance(c, BConst) else c.value
+            r = go(x.a) if v is True else go(x.b) if v is False else ite(c, go(x.a), go(x.b))
+        elif isinstance(x, Cmp):
+            inner = go(x.e)
+            r = _cmp(x.op, inner) if inner is not x.e else x
+            if isinstance(r, Cmp):
+                v = decide(r, {}) if not free_syms(r) else None
+                if v is None:
+                    iv = itv(r.e)
+                    if r.op == LE:
+                        v = True if iv.hi is not None and iv.hi <= 0 else False if iv.lo is not None and iv.lo > 0 \
+                            else None
+                    elif iv.lo is not None and (iv.lo > 0 or (iv.hi is not None and iv.hi < 0)):
+                        v = r.op == NE
+                    elif iv.lo == iv.hi == 0:
+                        v = r.op == EQ
+                if v is not None:
+                    r = bconst(v)
+        elif isinstance(x, BAnd):
+            r = band(*[go(a) for a in x.args])
+        elif isinstance(x, BOr):
+            r = bor(*[go(a) for a in x.args])
+        elif isinstance(x, BNot):
+            r = bnot(go(x.a))
+        memo[x] = r
+        return r
+
+    return go(e)

@@ -100,3 +100,65 @@ def test_canonical_forms() -> None:
     assert E.eq(E.mul(n, 2), 3) == E.FALSE
     assert str(E.lt(E.add(E.mul(i, 128), 128), n)) == "128*b + 128 < a"
     assert str(E.ceildiv(n, 128)) == "-((-a) // 128)"
+
+
+@st.composite
+def exprs_any_divisor(draw, depth: int = 3):
+    """Like `exprs`, but divisors and moduli may be symbolic (the kernel's own `n // t`)."""
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        if draw(st.booleans()):
+            return E.Const(draw(st.integers(-20, 20)))
+        return draw(st.sampled_from(SYMS))
+    op = draw(st.sampled_from(["add", "mul", "floordiv", "mod", "min", "max", "neg", "scaled"]))
+    a = draw(exprs_any_divisor(depth - 1))
+    if op == "neg":
+        return E.neg(a)
+    b = draw(exprs_any_divisor(depth - 1))
+    if isinstance(b, E.Const) and b.value == 0 and op in ("scaled", "floordiv", "mod"):
+        b = E.Const(7)
+    if op == "scaled":  # (a*b) // b and (a*b) % b: the exact quotient
+        return E.floordiv(E.mul(a, b), b) if draw(st.booleans()) else E.mod(E.mul(a, b), b)
+    if op in ("floordiv", "mod"):
+        return (E.floordiv if op == "floordiv" else E.mod)(a, b)
+    return {"add": E.add, "mul": E.mul, "min": E.minimum, "max": E.maximum}[op](a, b)
+
+
+def _value(e: E.AnyExpr, env: dict) -> int | bool | None:
+    try:
+        return E.evaluate(e, env)
+    except ZeroDivisionError:
+        return None  # a kernel dividing by zero never runs: nothing to preserve
+
+
+@given(exprs_any_divisor(), exprs_any_divisor(), ENVS, st.integers(0, 6))
+def test_simplification_under_ranges_preserves_values(a: E.Expr, b: E.Expr, env: dict, width: int) -> None:
+    """simplify_in(e, ranges) == e wherever the ranges hold and no divisor is zero."""
+    ranges = {s: E.Interval(v - width, v + width) for s, v in env.items()}
+    for e in (a, E.le(a, b), E.eq(E.mul(a, b), E.mul(b, E.maximum(0, a)))):
+        simple = E.simplify_in(e, ranges)
+        for delta in (0, width, -width):
+            env2 = {s: v + delta for s, v in env.items()}
+            want = _value(e, env2)
+            if want is not None:
+                assert _value(simple, env2) == want
+
+
+def test_simplification_settles_what_intervals_decide() -> None:
+    n, x = SYMS[0], SYMS[1]
+    f = E.minimum(E.floordiv(128, x), E.floordiv(n, 128))
+    r = E.mod(n, E.ceildiv(n, f))  # a remainder by a positive divisor is never negative
+    goal = E.eq(E.mul(r, f), E.mul(f, E.maximum(0, r)))
+    assert E.simplify_in(goal, {n: E.Interval(1, None), x: E.Interval(1, 128)}) == E.TRUE
+    assert E.floordiv(E.mul(n, x), x) == n and E.mod(E.mul(n, x), x) == E.ZERO
+    assert E.simplify_in(E.minimum(n, E.add(n, 3)), {n: E.Interval(0, 10)}) == E.minimum(n, E.add(n, 3))
+    assert E.simplify_in(E.minimum(x, 200), {x: E.Interval(1, 128)}) == x
+
+
+@given(exprs_any_divisor(), ENVS, st.integers(0, 6))
+def test_intervals_are_sound_with_symbolic_divisors(a: E.Expr, env: dict, width: int) -> None:
+    ranges = {s: E.Interval(v - width, v + width) for s, v in env.items()}
+    iv = E.interval(a, ranges)
+    for delta in (0, width, -width):
+        val = _value(a, {s: v + delta for s, v in env.items()})
+        if val is not None:
+            assert (iv.lo is None or iv.lo <= val) and (iv.hi is None or val <= iv.hi)

@@ -15,6 +15,8 @@ the rest go to z3.  A violation is
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from dataclasses import dataclass, field
 from typing import Callable
@@ -186,6 +188,16 @@ class KernelAnalysis:
         if ob.goal != E.FALSE and prove_cheaply(ob.goal, ranges, self._bounds(syms, local)):
             self.stats.by_interval += 1
             return None
+        if ob.goal != E.FALSE:
+            # what the intervals settle inside the goal (a max with 0 of a remainder, a min one side of which
+            # always wins) leaves the solver linear terms more often
+            simpler = E.simplify_in(ob.goal, ranges)
+            if simpler == E.TRUE or (simpler != ob.goal and prove_cheaply(simpler, ranges,
+                                                                           self._bounds(syms, local))):
+                self.stats.by_interval += 1
+                return None
+            if simpler != ob.goal and simpler != E.FALSE:
+                ob = dataclasses.replace(ob, goal=simpler)
         if ob.definite:
             # an input-dependent condition (a capacity that large inputs exceed): a finding only when no
             # admissible input, whatever the values the front end could not determine, satisfies it
