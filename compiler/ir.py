@@ -35,6 +35,8 @@ class Span:
     col: int
     end_line: int
     end_col: int
+    # the helper calls that led here from the kernel, outermost first (not part of the span's identity)
+    via: tuple = field(default=(), compare=False)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"

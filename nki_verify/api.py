@@ -22,7 +22,7 @@ from .analysis.dependencies import dependency_obligations
 from .analysis.initialized import initialization_obligations
 from .analysis.memory import memory_obligations
 from .analysis.races import race_obligations
-from .analysis.engine import KernelAnalysis, location
+from .analysis.engine import KernelAnalysis, call_notes, location
 from .analysis.limits import partition_obligations
 from .analysis.oracle import SolverOracle
 from .analysis.spec_rules import instruction_obligations
@@ -124,7 +124,8 @@ def _front(issue: ir.FrontendIssue) -> Diagnostic:
     sev = issue.severity or rules.default_severity(issue.code)
     fixes = tuple(Fix(desc, tuple(TextEdit(location(span), text) for span, text in edits))
                   for desc, edits in issue.fixes)
-    return Diagnostic(issue.code, sev, issue.message, location(issue.span), issue.kernel, fixes=fixes)
+    return Diagnostic(issue.code, sev, issue.message, location(issue.span), issue.kernel, notes=call_notes(issue.span),
+                      fixes=fixes)
 
 
 def _internal(path: str, exc: BaseException, kernel: ir.Kernel | None = None) -> Diagnostic:

@@ -118,3 +118,30 @@ def test_grid_bounds_program_ids() -> None:
     diags = verify_source(text, "/tmp/k.py", opts)
     assert diags and all(d.code == "NKI101" and d.severity == "error" for d in diags)
     assert dict(diags[0].counterexample)["program_id(0)"] == 2
+
+
+def test_a_finding_inside_a_helper_names_the_calls_that_reach_it() -> None:
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        def tile(shape, dtype):
+            return nl.ndarray(shape, dtype=dtype, buffer=nl.sbuf)
+
+        def load(x, rows):
+            t = tile((rows, x.shape[1]), x.dtype)
+            nisa.dma_copy(dst=t, src=x[0:rows, :])
+            return t
+
+        @nki.jit
+        def k(x):
+            assert x.shape == (256, 64)
+            a = load(x, 128)
+            b = load(x, 256)
+            return b
+    """)
+    (d,) = [d for d in verify_source(text, "/tmp/k.py") if d.code == "NKI201"]
+    assert d.line == 6 and "'t'" in d.message  # named after the caller's variable, not the helper's line
+    assert [(n.location.line, n.message) for n in d.notes[:2]] == [(9, "reached through this call"),
+                                                                    (17, "reached through this call")]

@@ -219,3 +219,21 @@ def k(a, b):
     out = KernelRunner().run(src, a, a)
     assert out.dtype == np.float16
     np.testing.assert_array_equal(out, np.full((4, 3), 2, np.float16))
+
+
+def test_library_style_package_on_the_device() -> None:
+    """Dataclass configs, enums, a tiled-range class and kernel_assert run as Python on the device: the good
+    kernels compute exp(x), the bad ones fault with the codes and lines of their markers."""
+    pkg = os.path.join(KERNELS, "pkg_library_style")
+    path = os.path.join(pkg, "kernels.py")
+    markers = {(c, os.path.abspath(f), line) for f in (path, os.path.join(pkg, "common.py"))
+               for line, items in parse(f).items() for c, _ in items if c in RUNTIME_CODES}
+    x = r(300, 256)
+    np.testing.assert_allclose(device.run(path, x, kernel="scale_rows"), np.exp(x), rtol=1e-6)
+    y = r(128, 768)
+    np.testing.assert_allclose(device.run(path, y, kernel="column_blocks"), np.exp(y), rtol=1e-6)
+    got = set()
+    for kernel, arg in (("scale_rows_unchecked", r(300, 640)), ("scale_rows_full_tiles", r(300, 256)),
+                        ("tile_too_tall", r(256, 64))):
+        got |= {(f.code, os.path.abspath(f.path), f.line) for f in device.execute(path, arg, kernel=kernel).faults}
+    assert markers and markers <= got, sorted(markers - got)

@@ -112,6 +112,9 @@ class CallsMixin:
             self._invoked.add(id(fn))
         frame = Frame(fn, fn.module, fn.closure, fn.name)
         frame.owner = getattr(fn, "owner", None)
+        if self.frames and self.frames[-1].kind == "function" and node is not None and self.kb is not None:
+            frame.call_site = self.span(node)
+            frame.caller_stmt = self.current_stmt
         self.bind_params(fn, args, kwargs, frame.locals, node)
         self.frames.append(frame)
         try:

@@ -53,7 +53,7 @@ def _conjuncts(b: E.BExpr) -> set:
 
 class Frame:
     __slots__ = ("func", "module", "locals", "closure", "pc", "returns", "globals_decl", "nonlocal_decl", "name",
-                 "owner", "kind")
+                 "owner", "kind", "call_site", "caller_stmt")
 
     def __init__(self, func: V.FunctionVal | None, module: V.ModuleVal, closure: tuple = (), name: str = "") -> None:
         self.func = func
@@ -67,6 +67,8 @@ class Frame:
         self.name = name
         self.owner = None  # the class a method was defined in (for super())
         self.kind = "function"  # function | module | class
+        self.call_site: ir.Span | None = None  # where the caller called this function
+        self.caller_stmt: ast.stmt | None = None  # the caller's statement making the call
 
 
 class Options:
@@ -130,7 +132,8 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         col = self._char_col(path, line, node.col_offset)
         end_col_b = getattr(node, "end_col_offset", None)
         end_col = self._char_col(path, end_line, end_col_b) if end_col_b is not None else col + 1
-        return ir.Span(path, line, col + 1, end_line, end_col + 1)
+        via = tuple(f.call_site for f in self.frames if f.call_site is not None) if module is None else ()
+        return ir.Span(path, line, col + 1, end_line, end_col + 1, via)
 
     def source_segment(self, node: ast.AST) -> str:
         pm = self.parsed.get(self.frame.module.path) if self.frames else None

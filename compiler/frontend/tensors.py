@@ -123,6 +123,10 @@ class TensorMixin:
 
     def _alloc_name(self, node: ast.AST | None) -> str:
         st = self.current_stmt
+        depth = len(self.frames) - 1
+        while isinstance(st, ast.Return) and depth > 0 and self.frames[depth].caller_stmt is not None:
+            st = self.frames[depth].caller_stmt  # `return nl.ndarray(...)` in a helper: the caller's target
+            depth -= 1
         if isinstance(st, ast.Assign) and len(st.targets) == 1:
             t = st.targets[0]
             if isinstance(t, ast.Name):

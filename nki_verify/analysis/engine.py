@@ -35,6 +35,12 @@ def location(span: ir.Span) -> Location:
     return Location(span.file, span.line, span.col, span.end_line, span.end_col)
 
 
+def call_notes(span: ir.Span) -> tuple:
+    """The helper calls that led from the kernel to `span`, innermost first: in a shared helper, which use
+    of it is meant."""
+    return tuple(Note(location(site), "reached through this call") for site in reversed(span.via))
+
+
 @dataclass
 class Obligation:
     code: str
@@ -289,7 +295,7 @@ class KernelAnalysis:
         return ", ".join(parts)
 
     def _notes(self, ob: Obligation, syms: set) -> tuple:
-        notes = list(ob.notes)
+        notes = list(call_notes(ob.span)) + list(ob.notes)
         for lid in ob.loops:
             lp = self.loops.get(lid)
             if lp is not None and lp.var in syms:
