@@ -28,6 +28,7 @@ from .settings import SECTION, ClientSettings, ConfigCache, ConfigProblem, Serve
     parse_settings
 
 logger = logging.getLogger(__name__)
+SOLVER_CACHE_ENTRIES = 50_000  # per open document; cleared when larger
 STATUS = "nkiVerify/status"  # custom notification: {"state": "idle" | "analysing" | "error", "message": str}
 WATCHED = ("**/pyproject.toml", "**/nki-verify.toml", "**/.nki-verify.toml")
 
@@ -59,6 +60,8 @@ class NkiLanguageServer(LanguageServer):
         self.status_notifications = False
         self.shown_problems: set[str] = set()
         self.published: dict[str, dict[str, list[types.Diagnostic]]] = {}  # target uri -> owner uri -> diags
+        # solver verdicts per document, kept across its edits (most queries of an edited kernel are unchanged)
+        self.solver_caches: dict[str, dict] = {}
         self.scheduler = Scheduler(self._analyse, self._snapshot, self._deliver, options.time_budget,
                                    self._on_busy, self._timed_out)
 
@@ -101,6 +104,7 @@ class NkiLanguageServer(LanguageServer):
 
     def close(self, uri: str) -> None:
         self.scheduler.forget(uri)
+        self.solver_caches.pop(uri, None)
         self._publish_owned(uri, {}, None, closing=True)
         if not self.pull_mode:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -130,7 +134,11 @@ class NkiLanguageServer(LanguageServer):
                 extra.append(_config_diagnostic(problem))
                 error = f"configuration error: {problem.message}"
             if options is not None:
-                result = self.options.analyze(text, path, dataclasses.replace(options, overlays=overlays))
+                cache = self.solver_caches.setdefault(uri, {})
+                if len(cache) > SOLVER_CACHE_ENTRIES:
+                    cache.clear()
+                result = self.options.analyze(text, path, dataclasses.replace(options, overlays=overlays,
+                                                                              solver_cache=cache))
         except Exception as exc:  # noqa: BLE001 - a crash on one document must not take the server down
             logger.error("analysing %s crashed:\n%s", path, traceback.format_exc())
             error = f"internal error while analysing {os.path.basename(path)} ({type(exc).__name__}: {exc})"
