@@ -16,6 +16,7 @@ the rest go to z3.  A violation is
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import math
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ from .solver import Proved, Prover, Unknown, Violated
 INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown", "config"})
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq", "probe"})
 
+
+EXTRAS_BUDGET_S = 2.0  # per kernel analysis: nicer counterexamples and suggested asserts
 
 def location(span: ir.Span) -> Location:
     return Location(span.file, span.line, span.col, span.end_line, span.end_col)
@@ -82,6 +85,9 @@ class KernelAnalysis:
         base.extend(a.cond for a in kernel.assumptions)
         self.base = base
         self.prover = Prover(base, timeout_ms, cache)
+        # solver time spent on what only makes a finding nicer (a realistic counterexample, the assert to
+        # suggest): past the budget, findings keep the solver's own model and no suggestion
+        self.extras_seconds = 0.0
         self.stats = Stats()
         self._seen: set = set()
 
@@ -242,8 +248,16 @@ class KernelAnalysis:
                     # for only some of their values says nothing about the configurations really built
                     return None
                 severity = WARNING
-                suggestion = self._suggest(ob, local, inputs)
-        model = self._nicer_model(ob, local, [s for s in inputs if s in shown]) or v.model
+                if self.extras_seconds < EXTRAS_BUDGET_S:
+                    t0 = time.perf_counter()
+                    suggestion = self._suggest(ob, local, inputs)
+                    self.extras_seconds += time.perf_counter() - t0
+        model = None
+        if self.extras_seconds < EXTRAS_BUDGET_S:
+            t0 = time.perf_counter()
+            model = self._nicer_model(ob, local, [s for s in inputs if s in shown])
+            self.extras_seconds += time.perf_counter() - t0
+        model = model or v.model
         shown |= set(ob.show)
         execs = [s for s in execs if s.kind != "index"] + [s for s in ob.show if s not in execs]
         ce = self._counterexample(model, [s for s in inputs if s in shown], [s for s in execs if s in shown])

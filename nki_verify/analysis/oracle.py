@@ -11,7 +11,7 @@ from typing import Any
 
 from compiler import expr as E
 
-from .solver import Translator, make_solver
+from .solver import Translator, make_solver, relevant
 
 DECIDE_RLIMIT = 300_000
 
@@ -21,12 +21,16 @@ class SolverOracle:
         self.timeout_ms = timeout_ms
         self._tr: Translator | None = None
         self._cache: dict = {}
+        self._bounds: dict = {}  # symbol info -> its range as facts
         self.queries = 0
 
     def decide(self, cond: E.BExpr, facts: E.BExpr, kb: Any, ranges: dict) -> bool | None:
         d = E.decide(cond, ranges)
         if d is not None:
             return d
+        cond = E.simplify_in(cond, ranges)
+        if isinstance(cond, E.BConst):
+            return cond.value
         syms = E.free_syms(cond)
         if any(getattr(s, "kind", "") == "probe" for s in syms):
             return None
@@ -46,10 +50,12 @@ class SolverOracle:
         z3 = tr.z3
         base = [facts] + [a.cond for a in kb.assumptions]
         for info in kb.symbols:
-            if info.lo is not None:
-                base.append(E.ge(info.sym, info.lo))
-            if info.hi is not None:
-                base.append(E.lt(info.sym, info.hi))
+            bounds = self._bounds.get(info)
+            if bounds is None:
+                bounds = self._bounds[info] = ([E.ge(info.sym, info.lo)] if info.lo is not None else []) + \
+                    ([E.lt(info.sym, info.hi)] if info.hi is not None else [])
+            base.extend(bounds)
+        base = relevant(set(E.free_syms(cond)), [f for f in base if f != E.TRUE])  # the cone of influence
         try:
             s = make_solver(self.timeout_ms, DECIDE_RLIMIT)
             for f in base:
