@@ -2,7 +2,8 @@
 NKI302 (overlapping manual placements), NKI304 (a kernel writes one of its inputs).
 
 Liveness model (documented in docs/design.md): a tensor is live from its allocation to its last use in
-program order.  A tensor allocated inside a loop is one buffer per iteration; only one iteration's
+program order, and to the end of every loop body it is used in but was allocated outside of (the loop's
+back edge: the next iteration uses it again).  A tensor allocated inside a loop is one buffer per iteration; only one iteration's
 buffer counts as live unless the tensor is used after the loop (kept in a list, say), in which case every
 iteration's buffer is live at once.  Input dtypes that are not known take a symbolic item size in
 {1, 2, 4} bytes, so an overflow that only happens for some dtypes is a warning that names it.
@@ -220,7 +221,19 @@ def _multiplicity(ka: KernelAnalysis, t: ir.Tensor) -> E.Expr:
 
 
 def _live_ranges(k: ir.Kernel) -> dict:
+    """(allocation, last use) in program order; a tensor used inside a loop it was allocated outside of
+    stays live to the end of that loop's body (the next iteration uses it again: the back edge)."""
     last = _last_use(k)
+    loop_end: dict = {}
+    for n, ins in enumerate(k.instrs):
+        for lid in ins.ctx.loops:
+            loop_end[lid] = n
+    for n, ins in enumerate(k.instrs):
+        for op in ins.operands:
+            t = k.tensors[op.tensor]
+            for lid in ins.ctx.loops:
+                if lid not in t.loops and loop_end[lid] > last.get(t.id, -1):
+                    last[t.id] = loop_end[lid]
     return {t.id: (t.order, last.get(t.id, t.order)) for t in k.tensors}
 
 
