@@ -607,10 +607,7 @@ class Capacity:
 def capacities(draw: Any) -> Capacity:
     cols = st.sampled_from([1024, 8192, 20000, 30000, 40000])
     use = draw(st.sampled_from(["before_loop", "loop_start", "loop_end"]))
-    # Known verifier gap (reported): liveness follows program order and ignores the loop's back edge, so a
-    # tile used at the top of a loop body is taken as dead when a later tile of the body is allocated, though
-    # the next iteration uses it again: loop_start only with a single trip.
-    trips = 1 if use == "loop_start" else draw(st.integers(1, 3))
+    trips = draw(st.integers(1, 3))
     return Capacity(draw(cols), draw(cols), use, trips)
 
 
