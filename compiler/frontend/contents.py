@@ -90,7 +90,9 @@ class ContentsMixin:
     def _source_key(self, source: Any) -> tuple:
         if isinstance(source, V.Register):
             return ("reg", source.sym)
-        return ("tensor", source.tensor.id)
+        if isinstance(source, V.TensorVal):
+            return ("tensor", source.tensor.id)
+        return ("unknown", id(source))  # a value the front end could not follow: nothing written is known
 
     # ------------------------------------------------------------------ writing
     def track_contents(self, ins: Any, bound: dict, result: Any) -> None:

@@ -156,6 +156,11 @@ class OpsMixin:
             return self.tensor_binop(op, a, b, node)
         if isinstance(a, V.Instance) or isinstance(b, V.Instance):
             return self._instance_binop(op, a, b, node)
+        if op in (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod) and \
+                (isinstance(a, E.BExpr) or isinstance(b, E.BExpr)) and \
+                all(isinstance(x, (E.BExpr, bool)) or V.is_int(x) for x in (a, b)):
+            # a symbolic bool in arithmetic is the int 0 or 1 (`n + flag`)
+            a, b = (E.lower(E.ite(x, 1, 0)) if isinstance(x, E.BExpr) else x for x in (a, b))
         int_like = (V.is_int(a) or isinstance(a, bool)) and (V.is_int(b) or isinstance(b, bool))
         if int_like and not (isinstance(a, bool) and isinstance(b, bool)):
             a, b = int(a) if isinstance(a, bool) else a, int(b) if isinstance(b, bool) else b
