@@ -4,8 +4,8 @@ NKI302 (overlapping manual placements), NKI304 (a kernel writes one of its input
 Liveness model (documented in docs/design.md): a tensor is live from its allocation to its last use in
 program order, and to the end of every loop body it is used in but was allocated outside of (the loop's
 back edge: the next iteration uses it again).  A tensor allocated inside a loop is one buffer per
-iteration; only one iteration's buffer counts as live unless the tensor is used after the loop (kept in a list, say), in which case every
-iteration's buffer is live at once.  Input dtypes that are not known take a symbolic item size in
+iteration; only one iteration's buffer counts as live unless the tensor is used after the loop (kept in a
+list, say), in which case every iteration's buffer is live at once.  Input dtypes that are not known take a symbolic item size in
 {1, 2, 4} bytes, so an overflow that only happens for some dtypes is a warning that names it.
 """
 
@@ -81,7 +81,7 @@ def _writes_input(ka: KernelAnalysis) -> list:
     out = []
     first_read: dict = {}
     first_write: dict = {}
-    for ins in k.instrs:
+    for n, ins in enumerate(k.instrs):
         for op in ins.operands:
             t = k.tensors[op.tensor]
             if t.kind != "param":
