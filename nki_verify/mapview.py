@@ -268,8 +268,9 @@ def _notes(values: _Values, buffers: list) -> list:
                      "(PSUM in whole banks); the NKI compiler's allocator may place them elsewhere.")
     if any(r.manual for b in buffers for r in b.regions):
         notes.append("Tensors with address= are drawn at their address: overlapping placements are hatched red.")
-    notes.append("Liveness as NKI204 counts it: from allocation to last use in program order; a loop body is drawn "
-                 "once (one iteration's buffer); a tensor used after its loop keeps every iteration's (xN).")
+    notes.append("Liveness as NKI204 counts it: from allocation to last use in program order, and to the end of a "
+                 "loop body that uses a tensor allocated before it; a loop body is drawn once (one iteration's "
+                 "buffer); a tensor used after its loop keeps every iteration's (xN).")
     for name, v in values.assumed:
         if name.startswith("itemsize("):
             dtype = name[len("itemsize("):-1]
