@@ -346,23 +346,26 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
             args.append(_convert_arg(interp, kb, p.arg, ctx.kwargs[p.arg], hints))
             continue
         j = i - (len(pos) - n_defaults)
-        if j >= 0 and not _placeholder_default(p, fn.defaults[j]):
+        if j >= 0 and not _placeholder_default(interp, p, fn.defaults[j]):
             args.append(fn.defaults[j])
             continue
         args.append(_symbolic_param(interp, kb, p, hints, evidence))
     for p in a.kwonlyargs:
         if p.arg in ctx.kwargs:
             kwargs[p.arg] = _convert_arg(interp, kb, p.arg, ctx.kwargs[p.arg], hints)
-        elif p.arg not in fn.kwdefaults or _placeholder_default(p, fn.kwdefaults[p.arg]):
+        elif p.arg not in fn.kwdefaults or _placeholder_default(interp, p, fn.kwdefaults[p.arg]):
             kwargs[p.arg] = _symbolic_param(interp, kb, p, hints, evidence)
     return args, kwargs
 
 
-def _placeholder_default(p: ast.arg, default: Any) -> bool:
-    """`block_size: int = None`: a None default under a non-optional int or tensor annotation is a
-    placeholder the caller always replaces (the kernel computes with it), not a value to analyse with."""
-    if default is not None or p.annotation is None:
+def _placeholder_default(interp: Interpreter, p: ast.arg, default: Any) -> bool:
+    """`block_size: int = None`: a None default under a non-optional int or tensor annotation (or, without an
+    annotation, of a parameter the kernel computes with as an int) is a placeholder the caller always
+    replaces, not a value to analyse with."""
+    if default is not None:
         return False
+    if p.annotation is None:
+        return getattr(interp, "_value_params", {}).get(p.arg) == "int"
     ann = ast.unparse(p.annotation)
     if "Optional" in ann or "None" in ann or "|" in ann or "Union" in ann:
         return False
