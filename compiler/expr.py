@@ -864,41 +864,50 @@ def _ijoin(a: Interval, b: Interval) -> Interval:
     return Interval(lo, hi)
 
 
-def interval(e: Expr, ranges: Mapping) -> Interval:
-    """Sound interval of `e` given intervals for its symbols (missing = unbounded)."""
+def interval(e: Expr, ranges: Mapping, nonzero_divisors: bool = False, memo: dict | None = None) -> Interval:
+    """Sound interval of `e` given intervals for its symbols (missing = unbounded).  With
+    `nonzero_divisors`, a divisor is taken as non-zero (the kernel divides by it, so it is not zero wherever
+    the kernel runs); `memo` caches sub-terms across calls on one expression DAG."""
+    if memo is not None:
+        r = memo.get(e)
+        if r is not None:
+            return r
+    nz, m = nonzero_divisors, memo
     if isinstance(e, Const):
-        return Interval(e.value, e.value)
-    if isinstance(e, Sym):
-        return ranges.get(e, TOP)
-    if isinstance(e, Lin):
-        acc = Interval(e.const, e.const)
+        r = Interval(e.value, e.value)
+    elif isinstance(e, Sym):
+        r = ranges.get(e, TOP)
+    elif isinstance(e, Lin):
+        r = Interval(e.const, e.const)
         for a, c in e.terms:
-            acc = _iadd(acc, _iscale(interval(a, ranges), c))
-        return acc
-    if isinstance(e, Mul):
-        acc = Interval(1, 1)
+            r = _iadd(r, _iscale(interval(a, ranges, nz, m), c))
+    elif isinstance(e, Mul):
+        r = Interval(1, 1)
         for f in e.factors:
-            acc = _imul(acc, interval(f, ranges))
-        return acc
-    if isinstance(e, FloorDiv):
-        return _ifloordiv(interval(e.a, ranges), interval(e.b, ranges))
-    if isinstance(e, Mod):
-        return _imod(interval(e.a, ranges), interval(e.b, ranges))
-    if isinstance(e, Min):
-        return _imin([interval(a, ranges) for a in e.args])
-    if isinstance(e, Max):
-        return _imax([interval(a, ranges) for a in e.args])
-    if isinstance(e, Ite):
-        return _ijoin(interval(e.a, ranges), interval(e.b, ranges))
-    return TOP
+            r = _imul(r, interval(f, ranges, nz, m))
+    elif isinstance(e, (FloorDiv, Mod)):
+        d = interval(e.b, ranges, nz, m)
+        d = _nonzero_divisor(d) if nz else d
+        r = (_ifloordiv if isinstance(e, FloorDiv) else _imod)(interval(e.a, ranges, nz, m), d)
+    elif isinstance(e, Min):
+        r = _imin([interval(a, ranges, nz, m) for a in e.args])
+    elif isinstance(e, Max):
+        r = _imax([interval(a, ranges, nz, m) for a in e.args])
+    elif isinstance(e, Ite):
+        r = _ijoin(interval(e.a, ranges, nz, m), interval(e.b, ranges, nz, m))
+    else:
+        r = TOP
+    if memo is not None:
+        memo[e] = r
+    return r
 
 
-def decide(b: BExpr, ranges: Mapping) -> bool | None:
-    """True/False when interval reasoning settles `b`, else None."""
+def decide(b: BExpr, ranges: Mapping, nonzero_divisors: bool = False, memo: dict | None = None) -> bool | None:
+    """True/False when interval reasoning settles `b`, else None (options as for `interval`)."""
     if isinstance(b, BConst):
         return b.value
     if isinstance(b, Cmp):
-        iv = interval(b.e, ranges)
+        iv = interval(b.e, ranges, nonzero_divisors, memo)
         if b.op == LE:
             if iv.hi is not None and iv.hi <= 0:
                 return True
@@ -912,21 +921,21 @@ def decide(b: BExpr, ranges: Mapping) -> bool | None:
             return b.op == NE
         return None
     if isinstance(b, BAnd):
-        vals = [decide(a, ranges) for a in b.args]
+        vals = [decide(a, ranges, nonzero_divisors, memo) for a in b.args]
         if any(v is False for v in vals):
             return False
         if all(v is True for v in vals):
             return True
         return None
     if isinstance(b, BOr):
-        vals = [decide(a, ranges) for a in b.args]
+        vals = [decide(a, ranges, nonzero_divisors, memo) for a in b.args]
         if any(v is True for v in vals):
             return True
         if all(v is False for v in vals):
             return False
         return None
     if isinstance(b, BNot):
-        v = decide(b.a, ranges)
+        v = decide(b.a, ranges, nonzero_divisors, memo)
         return None if v is None else not v
     return None
 
@@ -1097,35 +1106,7 @@ def simplify_in(e: AnyExpr, ranges: Mapping) -> AnyExpr:
     ivs: dict = {}
 
     def itv(x: Expr) -> Interval:
-        r = ivs.get(x)
-        if r is not None:
-            return r
-        if isinstance(x, Const):
-            r = Interval(x.value, x.value)
-        elif isinstance(x, Sym):
-            r = ranges.get(x, TOP)
-        elif isinstance(x, Lin):
-            r = Interval(x.const, x.const)
-            for a, c in x.terms:
-                r = _iadd(r, _iscale(itv(a), c))
-        elif isinstance(x, Mul):
-            r = Interval(1, 1)
-            for f in x.factors:
-                r = _imul(r, itv(f))
-        elif isinstance(x, FloorDiv):
-            r = _ifloordiv(itv(x.a), _nonzero_divisor(itv(x.b)))
-        elif isinstance(x, Mod):
-            r = _imod(itv(x.a), _nonzero_divisor(itv(x.b)))
-        elif isinstance(x, Min):
-            r = _imin([itv(a) for a in x.args])
-        elif isinstance(x, Max):
-            r = _imax([itv(a) for a in x.args])
-        elif isinstance(x, Ite):
-            r = _ijoin(itv(x.a), itv(x.b))
-        else:
-            r = TOP
-        ivs[x] = r
-        return r
+        return interval(x, ranges, True, ivs)
 
     def below(a: Interval, b: Interval) -> bool:  # every value of a <= every value of b
         return a.hi is not None and b.lo is not None and a.hi <= b.lo
@@ -1141,10 +1122,7 @@ def simplify_in(e: AnyExpr, ranges: Mapping) -> AnyExpr:
             r = go(x.factors[0])
             for f in x.factors[1:]:
                 r = mul(r, go(f))
-        elif isinstance(x, (FloorDiv, Mod)) and _exact_quotient(go(x.a), go(x.b)) is not None:
-            q = _exact_quotient(go(x.a), go(x.b))  # (a*t) // t == a and (a*t) % t == 0 for any t != 0
-            r = q if isinstance(x, FloorDiv) else const(0)
-        elif isinstance(x, (FloorDiv, Mod)):
+        elif isinstance(x, (FloorDiv, Mod)):  # the constructors also cancel exact quotients: (a*t) // t == a
             a, b = go(x.a), go(x.b)
             ia, ib = itv(a), _nonzero_divisor(itv(b))
             small = ia.lo is not None and ia.lo >= 0 and ia.hi is not None and ib.lo is not None and ia.hi < ib.lo
@@ -1169,24 +1147,14 @@ def simplify_in(e: AnyExpr, ranges: Mapping) -> AnyExpr:
             r = minimum(*keep) if isinstance(x, Min) else maximum(*keep)
         elif isinstance(x, Ite):
             c = go(x.cond)
-            v = decide(c, ranges) if not isinstance(c, BConst) else c.value
+            v = decide(c, ranges, True, ivs)
             r = go(x.a) if v is True else go(x.b) if v is False else ite(c, go(x.a), go(x.b))
         elif isinstance(x, Cmp):
             inner = go(x.e)
             r = _cmp(x.op, inner) if inner is not x.e else x
-            if isinstance(r, Cmp):
-                v = decide(r, {}) if not free_syms(r) else None
-                if v is None:
-                    iv = itv(r.e)
-                    if r.op == LE:
-                        v = True if iv.hi is not None and iv.hi <= 0 else False if iv.lo is not None and iv.lo > 0 \
-                            else None
-                    elif iv.lo is not None and (iv.lo > 0 or (iv.hi is not None and iv.hi < 0)):
-                        v = r.op == NE
-                    elif iv.lo == iv.hi == 0:
-                        v = r.op == EQ
-                if v is not None:
-                    r = bconst(v)
+            v = decide(r, ranges, True, ivs)
+            if v is not None:
+                r = bconst(v)
         elif isinstance(x, BAnd):
             r = band(*[go(a) for a in x.args])
         elif isinstance(x, BOr):

@@ -197,15 +197,15 @@ class KernelAnalysis:
         ranges = dict(self.ranges)
         for f in local:
             E.refine_ranges(ranges, f)
-        if ob.goal != E.FALSE and prove_cheaply(ob.goal, ranges, self._bounds(syms, local)):
-            self.stats.by_interval += 1
-            return None
         if ob.goal != E.FALSE:
+            bounds = self._bounds(syms, local)
+            if prove_cheaply(ob.goal, ranges, bounds):
+                self.stats.by_interval += 1
+                return None
             # what the intervals settle inside the goal (a max with 0 of a remainder, a min one side of which
             # always wins) leaves the solver linear terms more often
             simpler = E.simplify_in(ob.goal, ranges)
-            if simpler == E.TRUE or (simpler != ob.goal and prove_cheaply(simpler, ranges,
-                                                                           self._bounds(syms, local))):
+            if simpler == E.TRUE or (simpler != ob.goal and prove_cheaply(simpler, ranges, bounds)):
                 self.stats.by_interval += 1
                 return None
             if simpler != ob.goal and simpler != E.FALSE:
@@ -248,16 +248,8 @@ class KernelAnalysis:
                     # for only some of their values says nothing about the configurations really built
                     return None
                 severity = WARNING
-                if self.extras_seconds < EXTRAS_BUDGET_S:
-                    t0 = time.perf_counter()
-                    suggestion = self._suggest(ob, local, inputs)
-                    self.extras_seconds += time.perf_counter() - t0
-        model = None
-        if self.extras_seconds < EXTRAS_BUDGET_S:
-            t0 = time.perf_counter()
-            model = self._nicer_model(ob, local, [s for s in inputs if s in shown])
-            self.extras_seconds += time.perf_counter() - t0
-        model = model or v.model
+                suggestion = self._extra(self._suggest, ob, local, inputs)
+        model = self._extra(self._nicer_model, ob, local, [s for s in inputs if s in shown]) or v.model
         shown |= set(ob.show)
         execs = [s for s in execs if s.kind != "index"] + [s for s in ob.show if s not in execs]
         ce = self._counterexample(model, [s for s in inputs if s in shown], [s for s in execs if s in shown])
@@ -267,6 +259,16 @@ class KernelAnalysis:
             message += f" ({here})"
         return Diagnostic(ob.code, severity, message, location(ob.span), self.k.name, ce, suggestion,
                           self._notes(ob, syms), tuple(ob.fixes))
+
+    def _extra(self, fn: Callable, *args: object) -> object:
+        """`fn(*args)` while the kernel's budget for the extras of findings lasts, else None."""
+        if self.extras_seconds >= EXTRAS_BUDGET_S:
+            return None
+        t0 = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            self.extras_seconds += time.perf_counter() - t0
 
     def _nicer_model(self, ob: Obligation, local: list, inputs: list) -> dict | None:
         """A counterexample with realistic shapes (multiples of 128 first), when one exists."""
