@@ -98,30 +98,29 @@ def _invoke(prog: Any, decl: Any, dialect: str, impl: Callable, args: tuple, kwa
     mask = bound.pop("mask", None)
     call = Call(prog, decl, form, bound, site, mask if isinstance(mask, Mask) else None)
     skip = getattr(call.get("oob_mode"), "spec_name", None) == "skip"
+    empty = False  # an instruction on an empty view (a zero-size tail tile) moves no data
     for v in bound.values():
-        if isinstance(v, GridTensor):
-            check_pending(v, call._mask_for(v))
-        if isinstance(v, View) and v.deferred and not skip:
-            for code, message, values, where in v.deferred:
-                prog.fault(code, message, values, where)  # a dynamic access out of bounds (oob_mode.error)
+        if isinstance(v, View):
+            if isinstance(v, GridTensor):
+                check_pending(v, call._mask_for(v))
+            if v.deferred and not skip:
+                for code, message, values, where in v.deferred:
+                    prog.fault(code, message, values, where)  # a dynamic access out of bounds (oob_mode.error)
+            empty = empty or 0 in v.shape
     if _returns_tile(decl, form, bound):
         call.result = make_result(call)
         bound[decl.result.role] = call.result
+        empty = empty or 0 in call.result.shape
     check_rules(call, dialect)
     check_partitions(call)
     check_bank(call)
     if call.faulted:
         _degraded(call, impl)
-    elif not _empty(call):
+    elif not empty:
         impl(call)
     if call.result is not None:
         return call.result
     return call.get("__return__", Handle(decl.name))
-
-
-def _empty(call: Call) -> bool:
-    """An instruction on an empty view (a zero-size tail tile) moves no data."""
-    return any(isinstance(v, View) and v.numel == 0 for v in call.bound.values())
 
 
 def _degraded(call: Call, impl: Callable) -> None:
@@ -159,7 +158,7 @@ def check_rules(call: Call, dialect: str) -> None:
             tensors[role] = v[0]
         else:
             raw[role] = v
-    key = _cache_key(call, dialect, tensors, raw)
+    key = _cache_key(call.decl.qualname, dialect, call.program.run.target.name, tensors, raw)
     cache = call.program.launch.rule_cache
     found = cache.get(key) if key is not None else None
     if found is None:
@@ -171,12 +170,12 @@ def check_rules(call: Call, dialect: str) -> None:
         call.fault(rule.code, rule.message, quantities)
 
 
-def _cache_key(call: Call, dialect: str, tensors: dict, raw: dict) -> Any:
+def _cache_key(qualname: str, dialect: str, target: str, tensors: dict, raw: dict) -> Any:
     """Equal keys mean equal operands for every rule: shapes, dtypes, buffers and the arguments themselves
     (hashable ones as they are, which is cheaper than normalising them first)."""
     ts = tuple([(r, t.shape, t.storage.dname, t.storage.buffer) for r, t in tensors.items()])
-    key = (call.decl.qualname, dialect, call.target.name, ts, tuple(raw.items()))
-    if not any(type(v) in _BY_VALUE for v in raw.values()):
+    key = (qualname, dialect, target, ts, tuple(raw.items()))
+    if _BY_VALUE.isdisjoint(map(type, raw.values())):
         try:
             hash(key)
             return key

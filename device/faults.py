@@ -52,10 +52,18 @@ def _user_frame(depth: int) -> Any:
     f = sys._getframe(depth)
     while f is not None:
         fn = f.f_code.co_filename
-        if not fn.startswith(_HERE_PREFIXES) and not _is_library(fn):
+        user = _USER_FILES.get(fn)
+        if user is None:
+            user = _USER_FILES[fn] = not fn.startswith(_HERE_PREFIXES) and not _is_library(fn)
+        if user:
             return f
         f = f.f_back
     return None
+
+
+# filename -> the frame is the kernel's (not the device's, numpy's or the standard library's): a pure function of
+# the name, asked for every instruction
+_USER_FILES: dict = {}
 
 
 def subscript_item_site(item: int) -> Site:

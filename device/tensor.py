@@ -10,6 +10,7 @@ can be checked for reads of unwritten memory at numpy speed.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -159,6 +160,13 @@ def strided(base: np.ndarray, offset: int, shape: tuple, strides: tuple) -> np.n
     pattern does not decompose into row and column steps."""
     cols = base.shape[1]
     r0, c0 = divmod(offset, cols)
+    if len(shape) == 2:  # the common tile: rows (a row step) by columns (a column step), by basic slicing
+        (n0, n1), (s0, s1) = shape, strides
+        if n0 > 0 and n1 > 0 and s0 > 0 and s0 % cols == 0 and (0 < s1 < cols or n1 == 1):
+            rs, cs = s0 // cols, max(s1, 1)
+            r1, c1 = r0 + (n0 - 1) * rs + 1, c0 + (n1 - 1) * cs + 1
+            if r1 <= base.shape[0] and c1 <= cols:
+                return base[r0:r1:rs, c0:c1:cs]
     rs, cs = [], []
     cend = c0
     for n, s in zip(shape, strides):
@@ -215,7 +223,10 @@ class Region:
         return self.r1 <= self.r0 or self.c1 <= self.c0
 
 
+@functools.lru_cache(maxsize=8192)
 def rect_of(cols: int, offset: int, shape: tuple, strides: tuple) -> Region | None:
+    """The rectangle of the (rows, cols) layout the pattern covers exactly, or None (memoised: the same tile
+    patterns recur in every iteration; a Region is immutable)."""
     r0, c0 = divmod(offset, cols)
     row_dims, col_dims = [], []
     for n, s in zip(shape, strides):

@@ -504,3 +504,27 @@ def k(x):
     res = dev.execute(src, x, header=B1)
     assert not res.faults  # a loop reduction commutes: no loop-carried dependency
     np.testing.assert_allclose(res.outputs, x.sum(axis=0), rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- views of the (rows, cols) layout
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from device.tensor import flat_indices, rect_of, strided  # noqa: E402
+
+
+@given(rows=st.integers(1, 9), cols=st.integers(1, 9), offset=st.integers(0, 80),
+       shape=st.tuples(st.integers(0, 5), st.integers(0, 5)), strides=st.tuples(st.integers(0, 30), st.integers(0, 12)),
+       dtype=st.sampled_from([np.float32, ml_dtypes.bfloat16, np.uint8]))
+def test_strided_view_is_the_gather_of_its_flat_indices(rows, cols, offset, shape, strides, dtype):
+    base = np.arange(rows * cols).astype(dtype).reshape(rows, cols)
+    flat = flat_indices(offset, shape, strides)
+    inside = flat.size == 0 or (flat.max() < rows * cols)
+    v = strided(base, offset, shape, strides)
+    if v is None or not inside:
+        return  # the pattern leaves the storage or does not decompose: callers gather (or fault) instead
+    assert v.shape == tuple(shape)
+    np.testing.assert_array_equal(v, base.reshape(-1)[flat])
+    r = rect_of(cols, offset, shape, strides)
+    if r is not None and flat.size:  # a rectangle names exactly the elements the view covers
+        assert set(flat.ravel().tolist()) == {i * cols + j for i in range(r.r0, r.r1) for j in range(r.c0, r.c1)}
