@@ -11,8 +11,9 @@ Every node is immutable and hashable; its hash and sort key are computed once.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Callable, Iterable, Mapping, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
 Number = int
 IntLike = Union[int, "Expr"]
@@ -70,7 +71,7 @@ class Sym(Expr):
         self.name = name
         self.uid = uid
         self.kind = kind
-        self._init((1, uid, name))
+        self._init((1, uid, name, kind))
 
 
 class Lin(Expr):
@@ -306,6 +307,39 @@ def _make_lin(terms: dict, c: int) -> Expr:
     return Lin(items, c)
 
 
+# ----------------------------------------------------------------------------- memoised constructors
+#
+# The constructors below are pure functions of their arguments' structure (an Expr is equal to another exactly
+# when its canonical key is), and the front end builds the same few expressions over and over (every tile of a
+# loop, every re-analysis of an edited file).  A bounded table of their results is therefore invisible to
+# callers: it only saves the canonicalisation (sorting terms, folding remainders, normalising by the gcd).
+
+_MEMO: dict = {}
+_MEMO_LIMIT = 200_000
+
+
+def _memo(fn: Callable) -> Callable:
+    tag = fn.__name__
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any) -> Any:
+        for a in args:
+            t = type(a)
+            if t is not int and t is not str and not isinstance(a, (Expr, BExpr)):
+                return fn(*args)  # bools, numpy ints ...: not worth telling apart from equal ints
+        key = (tag, args)
+        got = _MEMO.get(key)
+        if got is None:
+            got = fn(*args)
+            if len(_MEMO) >= _MEMO_LIMIT:
+                _MEMO.clear()
+            _MEMO[key] = got
+        return got
+
+    return wrapper
+
+
+@_memo
 def add(*xs: IntLike) -> Expr:
     terms: dict = {}
     c = 0
@@ -338,6 +372,7 @@ def _atom_factors(e: Expr) -> list:
     return list(e.factors) if isinstance(e, Mul) else [e]
 
 
+@_memo
 def mul(a: IntLike, b: IntLike) -> Expr:
     a, b = lift(a), lift(b)
     if isinstance(a, Const):
@@ -367,6 +402,7 @@ def _mul_atoms(x: Expr, y: Expr) -> Expr:
     return Mul(tuple(fs))
 
 
+@_memo
 def floordiv(a: IntLike, b: IntLike) -> Expr:
     a, b = lift(a), lift(b)
     if isinstance(b, Const):
@@ -401,6 +437,7 @@ def floordiv(a: IntLike, b: IntLike) -> Expr:
     return FloorDiv(a, b)
 
 
+@_memo
 def mod(a: IntLike, b: IntLike) -> Expr:
     a, b = lift(a), lift(b)
     if isinstance(b, Const):
@@ -522,6 +559,7 @@ def _gcd_normalise(op: str, e: Expr) -> Expr:
     return _make_lin({a: k // g for a, k in t.items()}, c // g)
 
 
+@_memo
 def _cmp(op: str, e: Expr) -> BExpr:
     e = _gcd_normalise(op, e)
     if isinstance(e, Const):

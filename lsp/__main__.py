@@ -46,8 +46,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "%(message)s")
     if args.log_level != "DEBUG":  # pygls logs every message it sends at INFO: only with --log-level DEBUG
         logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.getLevelName(args.log_level)))
+    from nki_verify.process import tune_gc
+
     from .server import create_server
     from .settings import ServerOptions
+
+    tune_gc()
 
     run(create_server(ServerOptions(debounce=args.debounce / 1000.0, time_budget=args.time_budget)), address)
     return 0  # not reached

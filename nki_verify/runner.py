@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .api import analyze_source
+from .process import tune_gc
 from .cache import Cache
 from .options import Options
 from .report import FileResult
@@ -43,6 +44,7 @@ def analyse(job: Job) -> tuple[FileResult, list]:
 def analyse_batch(jobs: list) -> list:
     """Several files in one worker task: a file takes milliseconds, so one task each would cost more in
     messages between processes than in analysis."""
+    tune_gc()  # a worker process: the CLI's collector settings
     return [analyse(job) for job in jobs]
 
 

@@ -32,6 +32,8 @@ class Suppression:
 def parse(text: str) -> list[Suppression]:
     """The suppression comments of a file (tokenized, so '#' inside strings does not count)."""
     out: list = []
+    if DIRECTIVE.search(text) is None:
+        return out  # no directive anywhere (the usual case): no need to tokenize
     lines = text.splitlines()
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from .. import expr as E
 from .. import ir
+from .astwalk import walk
 from . import values as V
 
 MAX_SEQ_UNROLL = 256
@@ -107,7 +108,7 @@ def _read_before_write(stmts: list, assigned: set) -> list:
                 elif isinstance(st, ast.With):
                     head = [i.context_expr for i in st.items]
                 for h in head:
-                    for n in ast.walk(h):
+                    for n in walk(h):
                         if isinstance(n, ast.Name) and n.id in assigned and n.id not in written and n.id not in out:
                             out.append(n.id)
                 if isinstance(st, ast.For):
@@ -118,13 +119,13 @@ def _read_before_write(stmts: list, assigned: set) -> list:
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 written.add(st.name)
                 continue
-            loads = [n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+            loads = [n.id for n in walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
             if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
                 loads.append(st.target.id)
             for name in loads:
                 if name in assigned and name not in written and name not in out:
                     out.append(name)
-            for n in ast.walk(st):
+            for n in walk(st):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                     written.add(n.id)
 
@@ -151,7 +152,7 @@ def _pure_integer_updates(body: list, names: set) -> bool:
         targets = st.targets if isinstance(st, ast.Assign) else [st.target]
         if not all(isinstance(t, ast.Name) for t in targets):
             return False
-        if any(isinstance(n, (ast.Call, ast.Await, ast.Yield, ast.NamedExpr)) for n in ast.walk(st)):
+        if any(isinstance(n, (ast.Call, ast.Await, ast.Yield, ast.NamedExpr)) for n in walk(st)):
             return False
     return True
 
@@ -173,7 +174,7 @@ def _update_directions(body: list) -> dict:
 
 def _builds_lists(body: list) -> bool:
     for st in body:
-        for n in ast.walk(st):
+        for n in walk(st):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
                     n.func.attr in ("append", "extend", "insert"):
                 return True

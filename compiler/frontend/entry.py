@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import expr as E
 from .. import ir
+from .astwalk import walk
 from . import values as V
 from .builder import KernelBuilder
 from .interp import BudgetExceeded, Frame, Interpreter, Options
@@ -104,7 +105,7 @@ def _called_from_kernels(kernels: list) -> set:
     names = {k.func.name for k in kernels}
     out: set = set()
     for k in kernels:
-        for n in ast.walk(k.func.node):
+        for n in walk(k.func.node):
             if isinstance(n, ast.Call):
                 f = n.func
                 callee = f.id if isinstance(f, ast.Name) else (f.attr if isinstance(f, ast.Attribute) else None)
@@ -126,7 +127,7 @@ def _explore_launchers(interp: Interpreter, mod: V.ModuleVal, kernels: list) -> 
     for name, v in list(mod.namespace.items()):
         if name.startswith("test_") or not isinstance(v, V.FunctionVal) or v.kernel or v.module is not mod:
             continue
-        used = {n.id for n in ast.walk(v.node) if isinstance(n, ast.Name)}
+        used = {n.id for n in walk(v.node) if isinstance(n, ast.Name)}
         if not used & names:
             continue
         args = []
@@ -482,7 +483,7 @@ def _rank_hints(fn_node: ast.AST, params: list) -> dict:
             return n.value.id
         return None
 
-    for n in ast.walk(fn_node):
+    for n in walk(fn_node):
         if isinstance(n, ast.Assign) and isinstance(n.targets[0], (ast.Tuple, ast.List)):
             src = shape_of(n.value)
             if src and not any(isinstance(e, ast.Starred) for e in n.targets[0].elts):
@@ -523,7 +524,7 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
 
     ps = set(params)
     out: dict = {}
-    for n in ast.walk(fn_node):
+    for n in walk(fn_node):
         if isinstance(n, ast.keyword) and n.arg in ("dtype", "op", "op0", "op1", "engine") and isinstance(
                 n.value, ast.Name) and n.value.id in ps:
             out[n.value.id] = "value"
@@ -559,7 +560,7 @@ def _exact_rank_params(fn_node: ast.AST, params: list) -> list:
     """Parameters whose rank the body states exactly (tuple unpacking of .shape, len(x.shape) == k)."""
     ps = set(params)
     out = []
-    for n in ast.walk(fn_node):
+    for n in walk(fn_node):
         if isinstance(n, ast.Assign) and isinstance(n.targets[0], (ast.Tuple, ast.List)):
             v = n.value
             if isinstance(v, ast.Attribute) and v.attr == "shape" and isinstance(v.value, ast.Name) and \
@@ -571,7 +572,7 @@ def _exact_rank_params(fn_node: ast.AST, params: list) -> list:
 def _tensor_evidence(fn_node: ast.AST, params: list) -> set:
     ps = set(params)
     out: set = set()
-    for n in ast.walk(fn_node):
+    for n in walk(fn_node):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in ps and n.attr in (
                 "shape", "dtype", "reshape", "ap", "buffer", "ndim"):
             out.add(n.value.id)

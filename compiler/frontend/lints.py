@@ -24,6 +24,7 @@ import ast
 from typing import Any
 
 from .. import ir
+from .astwalk import walk
 from . import values as V
 
 NEWEST = (0, 6)
@@ -94,7 +95,7 @@ class LintMixin:
         if not names:
             return ()
         edits = []
-        for sub in ast.walk(fn_node):
+        for sub in walk(fn_node):
             if isinstance(sub, ast.Name) and sub.id in names and sub is not st.targets[0] and \
                     not _inside(sub, st):
                 if not _is_subscript_item(fn_node, sub):
@@ -241,11 +242,11 @@ def _grid_slices(st: ast.Assign) -> dict:
 
 
 def _inside(n: ast.AST, st: ast.AST) -> bool:
-    return any(x is n for x in ast.walk(st))
+    return any(x is n for x in walk(st))
 
 
 def _is_subscript_item(fn_node: ast.AST, name: ast.Name) -> bool:
-    for sub in ast.walk(fn_node):
+    for sub in walk(fn_node):
         if isinstance(sub, ast.Subscript):
             items = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
             if any(i is name for i in items):
@@ -288,7 +289,7 @@ def _arg_text(ins: Any, node: ast.Call, role: str) -> str | None:
 
 def _updates_register(body: list, name: str) -> bool:
     for st in body:
-        for n in ast.walk(st):
+        for n in walk(st):
             if isinstance(n, ast.Call):
                 fname = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
                 args = list(n.args) + [k.value for k in n.keywords]

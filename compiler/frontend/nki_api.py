@@ -8,6 +8,7 @@ and the result description shapes the tile a value-returning form creates.
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Any
 
 from .. import expr as E
@@ -501,8 +502,11 @@ class NkiMixin:
         return out
 
     def _default_value(self, text: str) -> Any:
+        value = _literal(text)
+        if value is not _NOT_LITERAL:
+            return value
         try:
-            return ast.literal_eval(text)
+            return ast.literal_eval(text)  # a mutable literal ([], {}): a fresh one each time
         except (ValueError, SyntaxError):
             head, _, tail = text.rpartition(".")
             if head in ISA_ENUMS:
@@ -805,3 +809,17 @@ _API_CALLS = {
 }
 for _name in ALLOC_FUNCS:
     _API_CALLS[f"language.{_name}"] = _alloc
+
+
+_NOT_LITERAL = object()
+
+
+@functools.lru_cache(maxsize=1024)
+def _literal(text: str) -> Any:
+    """The immutable literal a spec default's text spells (every call binds the instruction's defaults)."""
+    try:
+        v = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return _NOT_LITERAL
+    return v if isinstance(v, (int, float, str, bool, type(None), tuple)) else _NOT_LITERAL
+

@@ -8,15 +8,11 @@ loops, input shapes) stay as they are.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from compiler import expr as E
 from compiler import ir
-
-# analysis-made symbols never collide with the front end's (which count up from 1)
-_UIDS = itertools.count(10**9)
-
 
 @dataclass
 class Side:
@@ -32,8 +28,9 @@ class Side:
     base_unit: int = 0  # bytes per element of the tensor (0: unknown)
 
 
-def fresh(name: str, kind: str = "copy") -> E.Sym:
-    return E.Sym(name, next(_UIDS), kind)
+def fresh(uids: Iterator[int], name: str, kind: str = "copy") -> E.Sym:
+    """A new symbol numbered by the kernel analysis' counter (`KernelAnalysis.uids`)."""
+    return E.Sym(name, next(uids), kind)
 
 
 def loop_facts(lp: ir.Loop, var: E.Expr) -> list:
@@ -43,16 +40,17 @@ def loop_facts(lp: ir.Loop, var: E.Expr) -> list:
     return facts
 
 
-def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, info: dict) -> Side:
+def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, info: dict,
+         uids: Iterator[int]) -> Side:
     """The access `op` of `ins` with the symbols of `per_side` (plus its iotas) copied for this side."""
     tensor = k.tensors[op.tensor]
     loops = {lp.id: lp for lp in k.loops}
     mapping: dict = {}
     for s in per_side:
-        mapping[s] = fresh(f"{getattr(s, 'name', 's')}{tag}")
+        mapping[s] = fresh(uids, f"{getattr(s, 'name', 's')}{tag}")
     iotas = list(ins.iotas) + [io for io in (op.access.iotas if op.access else ()) if io not in ins.iotas]
     for io in iotas:
-        mapping.setdefault(io.var, fresh(f"{io.var.name}{tag}"))
+        mapping.setdefault(io.var, fresh(uids, f"{io.var.name}{tag}"))
     facts: list = []
     for lid in ins.ctx.loops:
         lp = loops.get(lid)
@@ -91,7 +89,7 @@ def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, i
                 xs.append(None)
                 facts.append(E.ge(E.substitute(count, mapping), 1))  # an empty view touches nothing
                 continue
-            x = fresh(f"e{n}{tag}", "index")
+            x = fresh(uids, f"e{n}{tag}", "index")
             xs.append(x)
             index_vars.append(x)
             facts.append(E.ge(x, 0))

@@ -105,7 +105,7 @@ def _pattern(ka: KernelAnalysis, t: ir.Tensor, sub: ir.Subscript, facts: tuple, 
     idx = []
     local = list(facts)
     for n, (_, count) in enumerate(acc.dims):
-        s = fresh(f"ap[{n}]", "copy")
+        s = fresh(ka.uids, f"ap[{n}]", "copy")
         ka.info[s] = ir.SymInfo(s, "iota", f"pattern index {n}", E.ZERO, count)
         ka.ranges[s] = E.Interval(0, None)
         idx.append(s)

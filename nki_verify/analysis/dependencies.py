@@ -15,7 +15,7 @@ from compiler import expr as E
 from compiler import ir
 
 from ..diagnostics import Fix, Note, TextEdit
-from .accesses import covers_whole, fresh, inner_loops, same_element, side
+from .accesses import covers_whole, inner_loops, same_element, side
 from .engine import KernelAnalysis, Obligation, location
 
 ACCUMULATING = frozenset({"isa.nc_matmul", "isa.nc_matmul_mx", "language.matmul"})
@@ -128,8 +128,8 @@ def _pair_obligation(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, a: tuple, b:
     (_, ia, oa), (_, ib, ob) = a, b
     per_a = {loops[lid].var for lid in inner_loops(k, ia, lp.id)}
     per_b = {loops[lid].var for lid in inner_loops(k, ib, lp.id)}
-    sa = side(k, ia, oa, "_1", per_a, ka.info)
-    sb = side(k, ib, ob, "_2", per_b, ka.info)
+    sa = side(k, ia, oa, "_1", per_a, ka.info, ka.uids)
+    sb = side(k, ib, ob, "_2", per_b, ka.info, ka.uids)
     i1, i2 = sa.mapping[lp.var], sb.mapping[lp.var]
     facts = tuple(sa.facts + sb.facts + [E.ne(i1, i2)])
     goal = E.bnot(same_element(sa, sb))
@@ -152,6 +152,5 @@ def _pair_obligation(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, a: tuple, b:
     if lp.iter_func is not None and "affine_range" in lp.iter_text:
         new = lp.iter_text.replace("affine_range", "sequential_range") if lp.dialect == ir.B1 else "range"
         fixes.append(Fix(f"use {new} (the loop carries a dependency)", (TextEdit(location(lp.iter_func), new),)))
-    _ = fresh
     return Obligation("NKI401", goal, facts, primary.span, msg, notes=tuple(notes), loops=(),
                       floor=None if lp.dialect == ir.B1 else "warning", fixes=tuple(fixes), show=(i1, i2))

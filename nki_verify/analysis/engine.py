@@ -16,6 +16,7 @@ the rest go to z3.  A violation is
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 
 import math
@@ -69,6 +70,10 @@ class Stats:
     z3_seconds: float = 0.0
 
 
+# analysis-made symbols never collide with the front end's (which count up from 1)
+ANALYSIS_UIDS = 10**9
+
+
 class KernelAnalysis:
     def __init__(self, kernel: ir.Kernel, timeout_ms: int, cache: dict | None = None) -> None:
         self.k = kernel
@@ -90,6 +95,9 @@ class KernelAnalysis:
         self.extras_seconds = 0.0
         self.stats = Stats()
         self._seen: set = set()
+        # the analyses' own symbols (per-side copies, pattern indices): numbered per kernel, so that analysing
+        # the same kernel again builds the same expressions (memoised) and the same solver queries
+        self.uids = itertools.count(ANALYSIS_UIDS)
 
     # ------------------------------------------------------------------ facts
     def add_input_fact(self, fact: E.BExpr) -> None:

@@ -107,11 +107,11 @@ def _spec_operand(qualname: str, role: str) -> object:
 def _read(ka: KernelAnalysis, n: int, ins: ir.Instr, op: ir.Operand, ws: list) -> Obligation:
     k = ka.k
     loops = {lp.id: lp for lp in k.loops}
-    r = side(k, ins, op, "", set(), ka.info)
+    r = side(k, ins, op, "", set(), ka.info, ka.uids)
     covers = []
     for m, w_ins, w_op in ws:
         w_loops = [loops[lid].var for lid in w_ins.ctx.loops if lid in loops]
-        w = side(k, w_ins, w_op, "_w", set(w_loops), ka.info)
+        w = side(k, w_ins, w_op, "_w", set(w_loops), ka.info, ka.uids)
         shared = _shared(ins.ctx.loops, w_ins.ctx.loops)
         order = _before(shared, loops, w.mapping, m < n)
         body = E.band(*w.facts, order, same_element(w, r))

@@ -39,7 +39,7 @@ class Sizes:
         s = self.syms.get(key)
         if s is None:
             label = f"itemsize({key[1:]})" if key.startswith("?") and len(key) > 1 else "itemsize(unknown dtype)"
-            s = fresh(label, "shape")
+            s = fresh(self.ka.uids, label, "shape")
             self.syms[key] = s
             self.ka.info[s] = ir.SymInfo(s, "scalar", label, E.ONE, E.Const(5))
             self.ka.ranges[s] = E.Interval(1, 4)
@@ -262,13 +262,13 @@ def _overlaps(ka: KernelAnalysis, sizes: Sizes) -> list:
     return out
 
 
-def _rename_instance(t: ir.Tensor, loops: dict, tag: str) -> dict:
-    return {loops[lid].var: fresh(f"{loops[lid].var.name}{tag}") for lid in t.loops if lid in loops}
+def _rename_instance(ka: KernelAnalysis, t: ir.Tensor, loops: dict, tag: str) -> dict:
+    return {loops[lid].var: fresh(ka.uids, f"{loops[lid].var.name}{tag}") for lid in t.loops if lid in loops}
 
 
 def _overlap(ka: KernelAnalysis, sizes: Sizes, loops: dict, a: ir.Tensor, b: ir.Tensor, same: bool) -> Obligation:
-    ma = _rename_instance(a, loops, "_1") if same else {}
-    mb = _rename_instance(b, loops, "_2") if same else {}
+    ma = _rename_instance(ka, a, loops, "_1") if same else {}
+    mb = _rename_instance(ka, b, loops, "_2") if same else {}
     facts: list = []
     for t, m in ((a, ma), (b, mb)):
         for lid in t.loops:

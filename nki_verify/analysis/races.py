@@ -183,8 +183,8 @@ def _pair(ka: KernelAnalysis, pids: list, barriers: list, a: tuple, b: tuple, at
     (_, ia, oa), (_, ib, ob) = a, b
     per_a = set(pids) | {loops[lid].var for lid in ia.ctx.loops if lid in loops}
     per_b = set(pids) | {loops[lid].var for lid in ib.ctx.loops if lid in loops}
-    sa = side(k, ia, oa, "_p", per_a, ka.info)
-    sb = side(k, ib, ob, "_q", per_b, ka.info)
+    sa = side(k, ia, oa, "_p", per_a, ka.info, ka.uids)
+    sb = side(k, ib, ob, "_q", per_b, ka.info, ka.uids)
     facts = list(sa.facts) + list(sb.facts)
     for pid in pids:  # both instances exist in the grid
         info = ka.info.get(pid)
