@@ -318,14 +318,24 @@ _MEMO: dict = {}
 _MEMO_LIMIT = 200_000
 
 
+_MEMO_TYPES: set = {int, str}
+
+
+def _memo_type(a: Any) -> bool:
+    """An expression (its class is remembered, so that the next test is one set lookup)."""
+    if isinstance(a, (Expr, BExpr)):
+        _MEMO_TYPES.add(type(a))
+        return True
+    return False
+
+
 def _memo(fn: Callable) -> Callable:
     tag = fn.__name__
 
     @functools.wraps(fn)
     def wrapper(*args: Any) -> Any:
         for a in args:
-            t = type(a)
-            if t is not int and t is not str and not isinstance(a, (Expr, BExpr)):
+            if type(a) not in _MEMO_TYPES and not _memo_type(a):
                 return fn(*args)  # bools, numpy ints ...: not worth telling apart from equal ints
         key = (tag, args)
         got = _MEMO.get(key)

@@ -69,16 +69,16 @@ def analyze_source(text: str, path: str, options: Options | None = None) -> Veri
                                target_explicit=options.target_explicit)
     fe_opts.grids = dict(options.grids)
     sources = SourceSet(dict(options.overlays), options.reader)
+    # solver verdicts shared by the kernels and launch contexts of this file (and, when the caller keeps
+    # one across calls, by earlier versions of it: the language server's edits)
+    cache = options.solver_cache if options.solver_cache is not None else {}
     try:
-        fr = frontend.analyze(text, path, fe_opts, SolverOracle(), sources)
+        fr = frontend.analyze(text, path, fe_opts, SolverOracle(cache=cache), sources)
     except Exception as exc:  # noqa: BLE001 - an internal failure becomes a located diagnostic, never a traceback
         result.diagnostics = [_internal(path, exc)]
         result.seconds = time.perf_counter() - t0
         return result
     diags = [_front(issue) for issue in fr.issues]
-    # solver verdicts shared by the kernels and launch contexts of this file (and, when the caller keeps
-    # one across calls, by earlier versions of it: the language server's edits)
-    cache = options.solver_cache if options.solver_cache is not None else {}
     for kernel in fr.kernels:
         result.ir.append(kernel)
         try:

@@ -17,6 +17,23 @@ def walk(node: ast.AST) -> tuple:
     """The nodes of `ast.walk(node)`, in the same order."""
     got = getattr(node, _ATTR, None)
     if got is None:
-        got = tuple(ast.walk(node))
+        got = _bfs(node)
         setattr(node, _ATTR, got)
     return got
+
+
+def _bfs(node: ast.AST) -> tuple:
+    """ast.walk's breadth-first order, without its per-node generators."""
+    out = [node]
+    i = 0
+    AST = ast.AST
+    while i < len(out):
+        n = out[i]
+        i += 1
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if isinstance(v, AST):
+                out.append(v)
+            elif isinstance(v, list):
+                out.extend(x for x in v if isinstance(x, AST))
+    return tuple(out)

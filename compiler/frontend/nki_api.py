@@ -503,15 +503,14 @@ class NkiMixin:
 
     def _default_value(self, text: str) -> Any:
         value = _literal(text)
+        if value is _MUTABLE:
+            return ast.literal_eval(text)  # a mutable literal ([], {}): a fresh one each time
         if value is not _NOT_LITERAL:
             return value
-        try:
-            return ast.literal_eval(text)  # a mutable literal ([], {}): a fresh one each time
-        except (ValueError, SyntaxError):
-            head, _, tail = text.rpartition(".")
-            if head in ISA_ENUMS:
-                return V.ApiVal(f"isa.{head}.{tail}", ir.B2)
-            return V.ApiVal(f"language.{text}", ir.B2) if "." not in text else V.Unknown(text)
+        head, _, tail = text.rpartition(".")
+        if head in ISA_ENUMS:
+            return V.ApiVal(f"isa.{head}.{tail}", ir.B2)
+        return V.ApiVal(f"language.{text}", ir.B2) if "." not in text else V.Unknown(text)
 
     def _arg_nodes(self, ins: Any, form: str, node: ast.AST | None) -> dict:
         """The AST node of each bound parameter (for operand-level spans)."""
@@ -812,6 +811,7 @@ for _name in ALLOC_FUNCS:
 
 
 _NOT_LITERAL = object()
+_MUTABLE = object()
 
 
 @functools.lru_cache(maxsize=1024)
@@ -821,5 +821,5 @@ def _literal(text: str) -> Any:
         v = ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return _NOT_LITERAL
-    return v if isinstance(v, (int, float, str, bool, type(None), tuple)) else _NOT_LITERAL
+    return v if isinstance(v, (int, float, str, bool, type(None), tuple)) else _MUTABLE
 

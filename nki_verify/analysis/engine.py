@@ -98,6 +98,7 @@ class KernelAnalysis:
         # the analyses' own symbols (per-side copies, pattern indices): numbered per kernel, so that analysing
         # the same kernel again builds the same expressions (memoised) and the same solver queries
         self.uids = itertools.count(ANALYSIS_UIDS)
+        self._loop_bounds: list | None = None
 
     # ------------------------------------------------------------------ facts
     def add_input_fact(self, fact: E.BExpr) -> None:
@@ -165,13 +166,17 @@ class KernelAnalysis:
     def _bounds(self, syms: set, local: list) -> dict:
         """Symbolic [lo, hi] (inclusive) of the execution symbols an obligation mentions."""
         out: dict = {}
-        for lid in self.loops:
-            lp = self.loops[lid]
-            if lp.var in syms and lp.step == E.ONE:
-                out[lp.var] = (lp.start, E.sub(lp.stop, 1))
-            elif lp.var in syms and isinstance(lp.step, E.Const) and lp.step.value > 0:
-                trip = E.ceildiv(E.sub(lp.stop, lp.start), lp.step)
-                out[lp.var] = (lp.start, E.add(lp.start, E.mul(lp.step, E.sub(trip, 1))))
+        if self._loop_bounds is None:  # the same for every obligation: computed once, in loop order
+            self._loop_bounds = []
+            for lp in self.loops.values():
+                if lp.step == E.ONE:
+                    self._loop_bounds.append((lp.var, (lp.start, E.sub(lp.stop, 1))))
+                elif isinstance(lp.step, E.Const) and lp.step.value > 0:
+                    trip = E.ceildiv(E.sub(lp.stop, lp.start), lp.step)
+                    self._loop_bounds.append((lp.var, (lp.start, E.add(lp.start, E.mul(lp.step, E.sub(trip, 1))))))
+        for var, b in self._loop_bounds:
+            if var in syms:
+                out[var] = b
         for s in syms:
             info = self.info.get(s)
             if info is not None and info.role in ("pid", "iota", "seq") and s not in out:

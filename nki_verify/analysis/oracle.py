@@ -17,10 +17,12 @@ DECIDE_RLIMIT = 300_000
 
 
 class SolverOracle:
-    def __init__(self, timeout_ms: int = 200) -> None:
+    def __init__(self, timeout_ms: int = 200, cache: dict | None = None) -> None:
         self.timeout_ms = timeout_ms
         self._tr: Translator | None = None
-        self._cache: dict = {}
+        # decisions by condition, facts, assumptions and symbol ranges: shared with the caller's solver cache
+        # (the language server keeps one per open document, so an edit re-asks nothing already decided)
+        self._cache: dict = cache if cache is not None else {}
         self._bounds: dict = {}  # symbol info -> its range as facts
         self.queries = 0
 
@@ -36,7 +38,8 @@ class SolverOracle:
             return None
         if E.size(cond) + E.size(facts) > 400:
             return None  # too large to be worth a solver call here; both branches get explored
-        key = (cond, facts, tuple(kb.assumptions))
+        key = ("oracle", cond, facts, tuple(kb.assumptions),
+               tuple((info.sym, info.lo, info.hi) for info in kb.symbols), self.timeout_ms)
         if key in self._cache:
             return self._cache[key]
         out = self._solve(cond, facts, kb)
