@@ -51,7 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .server import create_server
     from .settings import ServerOptions
 
-    tune_gc()
+    import z3  # noqa: F401 - imported before the freeze, as the analysis modules: long-lived
+
+    import nki_verify.api  # noqa: F401
+
+    tune_gc(freeze=True)
 
     run(create_server(ServerOptions(debounce=args.debounce / 1000.0, time_budget=args.time_budget)), address)
     return 0  # not reached

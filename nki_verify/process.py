@@ -12,5 +12,10 @@ import gc
 GC_THRESHOLDS = (50_000, 20, 20)
 
 
-def tune_gc() -> None:
+def tune_gc(freeze: bool = False) -> None:
+    """Collector thresholds; `freeze` (a long-running server, once its modules are imported) also moves every
+    object alive now (modules, the ISA tables, the protocol's classes) out of the collector's full passes."""
     gc.set_threshold(*GC_THRESHOLDS)
+    if freeze:
+        gc.collect()
+        gc.freeze()
