@@ -232,8 +232,12 @@ def test_library_style_package_on_the_device() -> None:
     np.testing.assert_allclose(device.run(path, x, kernel="scale_rows"), np.exp(x), rtol=1e-6)
     y = r(128, 768)
     np.testing.assert_allclose(device.run(path, y, kernel="column_blocks"), np.exp(y), rtol=1e-6)
+    z = r(384, 64)
+    want = z.copy()
+    want[:256] += z[128:]
+    np.testing.assert_allclose(device.run(path, z, 128, kernel="add_next_block"), want, rtol=1e-6)
     got = set()
-    for kernel, arg in (("scale_rows_unchecked", r(300, 640)), ("scale_rows_full_tiles", r(300, 256)),
-                        ("tile_too_tall", r(256, 64))):
-        got |= {(f.code, os.path.abspath(f.path), f.line) for f in device.execute(path, arg, kernel=kernel).faults}
+    for kernel, args in (("scale_rows_unchecked", (r(300, 640),)), ("scale_rows_full_tiles", (r(300, 256),)),
+                         ("tile_too_tall", (r(256, 64),)), ("add_next_block_past_the_end", (z, 128))):
+        got |= {(f.code, os.path.abspath(f.path), f.line) for f in device.execute(path, *args, kernel=kernel).faults}
     assert markers and markers <= got, sorted(markers - got)

@@ -522,15 +522,25 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
     (compared with dtypes/constants, passed as dtype=)."""
     from ..spec import dtypes as D
 
-    ps = set(params)
+    # a local that is only another name for a parameter (`B = block_size`) gives evidence for the parameter
+    alias = {p: p for p in params}
+    stores: dict = {}
+    for n in walk(fn_node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    for n in walk(fn_node):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                isinstance(n.value, ast.Name) and n.value.id in params and n.targets[0].id not in alias and \
+                stores.get(n.targets[0].id) == 1:
+            alias[n.targets[0].id] = n.value.id
     out: dict = {}
     for n in walk(fn_node):
         if isinstance(n, ast.keyword) and n.arg in ("dtype", "op", "op0", "op1", "engine") and isinstance(
-                n.value, ast.Name) and n.value.id in ps:
-            out[n.value.id] = "value"
+                n.value, ast.Name) and n.value.id in alias:
+            out[alias[n.value.id]] = "value"
         elif isinstance(n, ast.Compare):
             sides = [n.left] + list(n.comparators)
-            names = [s.id for s in sides if isinstance(s, ast.Name) and s.id in ps]
+            names = [alias[s.id] for s in sides if isinstance(s, ast.Name) and s.id in alias]
             attrs = [s for s in sides if isinstance(s, ast.Attribute)]
             if names and any(D.canonical(a.attr) is not None or a.attr.isupper() for a in attrs):
                 for nm in names:
@@ -545,14 +555,14 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
             # kernel inputs are HBM tensors, which no operator computes on: a parameter in integer-style
             # arithmetic (bank * BANK_SIZE, n // 128) is a scalar argument
             for side in (n.left, n.right):
-                if isinstance(side, ast.Name) and side.id in ps:
-                    out.setdefault(side.id, "int")
+                if isinstance(side, ast.Name) and side.id in alias:
+                    out.setdefault(alias[side.id], "int")
         elif isinstance(n, ast.Call):
             fname = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
             if fname in ("range", "affine_range", "sequential_range", "static_range"):
                 for a in n.args:
-                    if isinstance(a, ast.Name) and a.id in ps:
-                        out.setdefault(a.id, "int")
+                    if isinstance(a, ast.Name) and a.id in alias:
+                        out.setdefault(alias[a.id], "int")
     return out
 
 

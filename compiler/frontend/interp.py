@@ -191,6 +191,21 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         parts = [c for f in self.frames for c in f.pc]
         return E.band(*parts) if parts else E.TRUE
 
+    def narrow(self, v: Any) -> Any:
+        """The alternative of a merged value (`x = n + 1 if c else None`) the current path has chosen (under
+        `if x is not None:` it is the integer), when the path states the merge condition or its negation."""
+        known = None
+        while isinstance(v, V.Phi):
+            if known is None:
+                known = _conjuncts(self.path_cond())
+            if v.cond in known:
+                v = v.a
+            elif E.bnot(v.cond) in known:
+                v = v.b
+            else:
+                break
+        return v
+
     def ctx(self) -> ir.Ctx:
         kb = self.kb
         return ir.Ctx(tuple(kb.loop_stack) if kb else (), self.path_cond())
@@ -244,7 +259,8 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         f = self.frame
         if name in f.locals:
             self.track_read(name)
-            return f.locals[name]
+            v = f.locals[name]
+            return self.narrow(v) if isinstance(v, V.Phi) else v
         if name in f.globals_decl:
             return self._global(name, f, node)
         for env in f.closure:

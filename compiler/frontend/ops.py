@@ -272,6 +272,7 @@ class OpsMixin:
         raise V.NotUnderstood(f"operator {op.__name__} on {V.describe(a)} and {V.describe(b)}")
 
     def _phi_map2(self, a: Any, b: Any, fn) -> Any:
+        a, b = self.narrow(a), self.narrow(b)
         if isinstance(a, V.Phi):
             return self.merge(a.cond, self._phi_map2(a.a, b, fn), self._phi_map2(a.b, b, fn))
         if isinstance(b, V.Phi):

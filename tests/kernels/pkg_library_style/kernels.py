@@ -92,3 +92,49 @@ def tile_too_tall(x):
         nisa.dma_copy(dst=t, src=x[i * cfg.tile_p:(i + 1) * cfg.tile_p, :])
         nisa.dma_copy(dst=out[i * cfg.tile_p:(i + 1) * cfg.tile_p, :], src=t)
     return out
+
+
+def _load_block(x, dst, block_idx, rows):
+    nisa.dma_copy(dst=dst, src=x[block_idx * rows:(block_idx + 1) * rows, :])  # expect: NKI101 warning
+
+
+@nki.jit
+def add_next_block(x, block_rows=None):
+    # Each block plus the one after it (the last block alone). `nxt` is an int or None; the helper that loads
+    # it is reached only where it is an int. block_rows=None is a placeholder the caller always replaces (it
+    # is used as an int through the alias B).
+    B = block_rows
+    R, F = x.shape
+    kernel_assert(B <= P_MAX and R % B == 0 and F <= 512, "blocks of at most 128 rows that tile x")
+    n = R // B
+    out = nl.ndarray((R, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(n):
+        t = alloc_like((B, F), x.dtype)
+        nisa.dma_copy(dst=t, src=x[i * B:(i + 1) * B, :])
+        nxt = i + 1 if i != n - 1 else None
+        if nxt is not None:
+            u = alloc_like((B, F), x.dtype)
+            _load_block(x, u, nxt, B)
+            nisa.tensor_tensor(dst=t, data1=t, data2=u, op=nl.add)
+        nisa.dma_copy(dst=out[i * B:(i + 1) * B, :], src=t)
+    return out
+
+
+@nki.jit
+def add_next_block_past_the_end(x, block_rows=None):
+    # The same with the last block's test off by one: the last block adds a block after the end of x.
+    B = block_rows
+    R, F = x.shape
+    kernel_assert(B <= P_MAX and R % B == 0 and F <= 512, "blocks of at most 128 rows that tile x")
+    n = R // B
+    out = nl.ndarray((R, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(n):
+        t = alloc_like((B, F), x.dtype)
+        nisa.dma_copy(dst=t, src=x[i * B:(i + 1) * B, :])
+        nxt = i + 1 if i != n else None
+        if nxt is not None:
+            u = alloc_like((B, F), x.dtype)
+            _load_block(x, u, nxt, B)
+            nisa.tensor_tensor(dst=t, data1=t, data2=u, op=nl.add)
+        nisa.dma_copy(dst=out[i * B:(i + 1) * B, :], src=t)
+    return out
