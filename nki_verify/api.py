@@ -42,6 +42,7 @@ class KernelReport:
     by_interval: int
     solver_queries: int
     solver_seconds: float
+    skipped: int = 0  # quiet checks (NKI404) left undecided past their per-kernel query budget
 
 
 @dataclass
@@ -116,7 +117,8 @@ def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult, c
             if d is not None:
                 out.append(d)
     result.kernels.append(KernelReport(kernel.name, kernel.context, kernel.complete, ka.stats.obligations,
-                                       ka.stats.by_interval, ka.prover.queries, ka.prover.seconds))
+                                       ka.stats.by_interval, ka.prover.queries, ka.prover.seconds,
+                                       ka.stats.skipped))
     return out
 
 

@@ -145,3 +145,74 @@ def test_a_finding_inside_a_helper_names_the_calls_that_reach_it() -> None:
     assert d.line == 6 and "'t'" in d.message  # named after the caller's variable, not the helper's line
     assert [(n.location.line, n.message) for n in d.notes[:2]] == [(9, "reached through this call"),
                                                                     (17, "reached through this call")]
+
+
+UNINITIALISED = src("""
+    import nki
+    import nki.isa as nisa
+    import nki.language as nl
+
+    @nki.jit
+    def k(x):
+        P, F = x.shape
+        assert P <= 128 and F <= 512
+        out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+        t = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t[:, 0:F // 2], src=x[:, 0:F // 2])
+        if F > 256:
+            nisa.dma_copy(dst=out, src=t)
+        else:
+            nisa.dma_copy(dst=out[:, 0:F // 2], src=t[:, 0:F // 2])
+        return out
+""")
+
+
+def test_uninitialised_read_checks_share_a_query_budget(monkeypatch) -> None:
+    """Past the per-kernel query budget the (quiet) NKI404 checks are skipped and counted, never reported
+    as findings or as NKI901; within it the same kernel has its finding."""
+    from nki_verify.analysis import engine
+
+    full = analyze_source(UNINITIALISED, "k.py")
+    assert [d.code for d in full.diagnostics] == ["NKI404"] and full.kernels[0].skipped == 0
+    monkeypatch.setattr(engine, "QUIET_QUERY_BUDGET", 0)
+    starved = analyze_source(UNINITIALISED, "k.py")
+    assert starved.diagnostics == [] and starved.kernels[0].skipped >= 1
+
+
+def test_front_end_decisions_past_their_budget_explore_both_branches(monkeypatch) -> None:
+    """With no solver calls left for branch conditions the front end explores both branches of what it
+    cannot settle by intervals: the findings are the same (infeasible paths yield nothing)."""
+    from nki_verify.analysis import oracle
+
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(x):
+            P, F = x.shape
+            assert P <= 128 and F % 128 == 0
+            out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+            for j in nl.affine_range(F // 128):
+                t = nl.ndarray((P, 128), dtype=x.dtype, buffer=nl.sbuf)
+                if F >= 128:
+                    nisa.dma_copy(dst=t, src=x[:, j * 128:(j + 1) * 128])
+                else:
+                    nisa.dma_copy(dst=t, src=x[:, j * 128:(j + 2) * 128])
+                nisa.dma_copy(dst=out[:, j * 128:(j + 1) * 128], src=t)
+            return out
+    """)
+    calls = []
+    solve = oracle.SolverOracle._solve
+    monkeypatch.setattr(oracle.SolverOracle, "_solve", lambda self, *a: calls.append(a) or solve(self, *a))
+    decided = analyze_source(text, "k.py")
+    assert calls, "the branch needs the solver (F >= 128 follows from F % 128 == 0 only)"
+    original = oracle.SolverOracle.__init__.__defaults__
+    try:
+        oracle.SolverOracle.__init__.__defaults__ = original[:-1] + (0,)
+        undecided = analyze_source(text, "k.py")
+    finally:
+        oracle.SolverOracle.__init__.__defaults__ = original
+    assert [(d.code, d.location.line) for d in undecided.diagnostics] == \
+        [(d.code, d.location.line) for d in decided.diagnostics]

@@ -14,11 +14,17 @@ from compiler import expr as E
 from .solver import Translator, make_solver, relevant
 
 DECIDE_RLIMIT = 300_000
+# solver calls the front end may make per file on branch conditions; past it, only intervals decide (an
+# undecided condition explores both branches: more to analyse, never unsound).  A count, not seconds, so
+# that what is explored does not depend on the machine's speed.
+DECIDE_BUDGET = 150
 
 
 class SolverOracle:
-    def __init__(self, timeout_ms: int = 200, cache: dict | None = None) -> None:
+    def __init__(self, timeout_ms: int = 200, cache: dict | None = None, budget: int = DECIDE_BUDGET) -> None:
         self.timeout_ms = timeout_ms
+        self.budget = budget
+        self.solved = 0
         self._tr: Translator | None = None
         # decisions by condition, facts, assumptions and symbol ranges: shared with the caller's solver cache
         # (the language server keeps one per open document, so an edit re-asks nothing already decided)
@@ -42,6 +48,9 @@ class SolverOracle:
                tuple((info.sym, info.lo, info.hi) for info in kb.symbols), self.timeout_ms)
         if key in self._cache:
             return self._cache[key]
+        if self.solved >= self.budget:
+            return None
+        self.solved += 1
         out = self._solve(cond, facts, kb)
         self._cache[key] = out
         return out

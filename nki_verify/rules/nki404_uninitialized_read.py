@@ -12,7 +12,9 @@ RULE = Rule(
           'earlier iteration of a loop both share, or in some iteration of a loop that ran before. Partial tail '
           'tiles and masked Beta-1 loads are covered exactly. An error when every admissible input reads '
           'unwritten memory, a warning when some do (a loop that may run zero times, a tail that may be short). '
-          'Quiet (no NKI901) where the quantified query is undecided; not checked through runtime offsets, in '
+          'Quiet (no NKI901) where the quantified query is undecided, and past a budget of 80 solver queries '
+          'per kernel for these checks (the slowest kind; the kernel report counts the skipped ones); not '
+          'checked through runtime offsets, in '
           'kernels with NKI902, for instructions that touch only documented parts of a view, and for PSUM '
           'accumulation (`+=`).'),
     why='`nl.ndarray` memory is not initialised: the kernel reads stale data.',
