@@ -216,3 +216,31 @@ def test_front_end_decisions_past_their_budget_explore_both_branches(monkeypatch
         oracle.SolverOracle.__init__.__defaults__ = original
     assert [(d.code, d.location.line) for d in undecided.diagnostics] == \
         [(d.code, d.location.line) for d in decided.diagnostics]
+
+
+def test_shared_constants_are_not_written_by_program_instances() -> None:
+    """Every instance of a grid reads a shared constant: no race (it is in the binary before any runs); a
+    constant whose array the verifier cannot see has a size of its own, and the kernel is still checked."""
+    text = src("""
+        import numpy as np
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(a, table_file):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            ident = nl.shared_constant(np.eye(128, dtype=np.float32))
+            other = nl.shared_constant(table_file)
+            pid = nl.program_id(0)
+            t = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.sbuf)
+            u = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=ident)
+            nisa.dma_copy(dst=u, src=other[0:128, 0:128])
+            nisa.dma_copy(dst=out[pid * 128:(pid + 1) * 128, :], src=t)
+            return out
+    """)
+    opts = Options(shapes={"k": {"a": ((256, 128), None)}}, grids={"k": (2,)})
+    codes = [(d.code, d.location.line) for d in verify_source(text, "/tmp/k.py", opts)]
+    assert not any(code in ("NKI402", "NKI902") for code, _ in codes), codes
+    assert ("NKI901", 15) in codes  # the slice of the unseen constant: its size is not known

@@ -20,6 +20,9 @@ from .engine import KernelAnalysis, Obligation, location
 BARRIER = "isa.core_barrier"
 
 
+CONSTANT = "language.shared_constant"
+
+
 def _shared(t: ir.Tensor, dialect: str) -> bool:
     if t.kind == "param":
         return True
@@ -40,6 +43,8 @@ def race_obligations(ka: KernelAnalysis) -> list:
     for n, ins in enumerate(k.instrs):
         if ins.op == BARRIER:
             continue  # the barrier's tensor only names what it synchronises
+        if ins.op == CONSTANT:
+            continue  # a constant baked into the binary: there before any instance runs, never written by one
         for op in ins.operands:
             t = k.tensors[op.tensor]
             if _shared(t, k.dialect) and op.access is not None and not op.access.dynamic:
