@@ -244,3 +244,26 @@ def test_shared_constants_are_not_written_by_program_instances() -> None:
     codes = [(d.code, d.location.line) for d in verify_source(text, "/tmp/k.py", opts)]
     assert not any(code in ("NKI402", "NKI902") for code, _ in codes), codes
     assert ("NKI901", 15) in codes  # the slice of the unseen constant: its size is not known
+
+
+def test_a_view_as_the_same_unknown_dtype_keeps_the_shape() -> None:
+    """An input's dtype is not known statically; a tile of that dtype viewed as that same dtype keeps its
+    element size, so the kernel is analysed (the out-of-bounds slice after it is found)."""
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(w):
+            P, F = w.shape
+            assert P == 128 and F == 512
+            t = nl.ndarray((P, F), dtype=w.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=w)
+            v = t.view(w.dtype)
+            out = nl.ndarray((P, F), dtype=w.dtype, buffer=nl.shared_hbm)
+            nisa.dma_copy(dst=out, src=v[:, 0:F + 1])
+            return out
+    """)
+    codes = [(d.code, d.location.line) for d in verify_source(text, "/tmp/k.py")]
+    assert sorted(codes) == [("NKI101", 13), ("NKI501", 13)], codes  # past the end; 513 into 512 elements

@@ -774,10 +774,10 @@ def t_view(it: Any, args: list, kw: dict, node: Any) -> Any:
     if new is None:
         raise V.NotUnderstood("a view() to a dtype that is not known", node)
     unknown = [d for d in (old, new) if d is not None and d not in D.DTYPES]
-    if unknown:
+    if unknown and old != new:  # the same dtype, even one not known, is the same element size
         raise V.NotUnderstood(f"view() of a tensor as {new} while {unknown[0].lstrip('?')} is not known "
                               f"(the element size decides the shape)", node)
-    if old is None or D.size_bytes(old) == D.size_bytes(new):
+    if old is None or old == new or D.size_bytes(old) == D.size_bytes(new):
         v = tv.view
         return V.TensorVal(tv.tensor, tv.instance, V.View(v.shape, v.offset, v.strides, v.iotas, new, v.dynamic,
                                                           coords=v.coords), tv.checks)
