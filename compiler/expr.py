@@ -316,9 +316,7 @@ def _make_lin(terms: dict, c: int) -> Expr:
 
 _MEMO: dict = {}
 _MEMO_LIMIT = 200_000
-
-
-_MEMO_TYPES: set = {int, str}
+_MEMO_TYPES: set = {int, str}  # argument types a key may hold (expression classes join on first use)
 
 
 def _memo_type(a: Any) -> bool:

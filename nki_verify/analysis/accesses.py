@@ -14,6 +14,7 @@ from typing import Iterator
 from compiler import expr as E
 from compiler import ir
 
+
 @dataclass
 class Side:
     """One execution of one operand access."""

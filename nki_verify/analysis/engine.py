@@ -39,6 +39,7 @@ EXTRAS_BUDGET_S = 2.0  # per kernel analysis: nicer counterexamples and suggeste
 # skipped.  A count, not seconds: the verdicts stay the same on a slower or busier machine.
 QUIET_QUERY_BUDGET = 80
 
+
 def location(span: ir.Span) -> Location:
     return Location(span.file, span.line, span.col, span.end_line, span.end_col)
 

@@ -18,8 +18,6 @@ from .accesses import same_element, side
 from .engine import KernelAnalysis, Obligation, location
 
 BARRIER = "isa.core_barrier"
-
-
 CONSTANT = "language.shared_constant"
 
 
