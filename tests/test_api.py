@@ -241,9 +241,12 @@ def test_shared_constants_are_not_written_by_program_instances() -> None:
             return out
     """)
     opts = Options(shapes={"k": {"a": ((256, 128), None)}}, grids={"k": (2,)})
-    codes = [(d.code, d.location.line) for d in verify_source(text, "/tmp/k.py", opts)]
+    diags = verify_source(text, "/tmp/k.py", opts)
+    codes = [(d.code, d.location.line) for d in diags]
     assert not any(code in ("NKI402", "NKI902") for code, _ in codes), codes
     assert ("NKI901", 15) in codes  # the slice of the unseen constant: its size is not known
+    undecided = next(d for d in diags if d.code == "NKI901" and d.location.line == 15)
+    assert "shared_constant (k.py:10)" in undecided.message  # says which constant
 
 
 def test_a_view_as_the_same_unknown_dtype_keeps_the_shape() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 from typing import Any
 
 from .. import expr as E
@@ -737,8 +738,10 @@ class NkiMixin:
                 return tuple(v.shape)
             # a constant loaded from a file (or built by host code) the verifier does not read: a matrix of
             # unknown size; what depends on its size is undecided (NKI901), the rest of the kernel is checked
-            return tuple(self.fresh_int(f"<dimension {i} of a shared_constant whose array is not known>", "unknown",
-                                        1) for i in range(2))
+            span = self.span(node) if node is not None else None
+            where = f" ({os.path.basename(span.file)}:{span.line})" if span is not None else ""
+            return tuple(self.fresh_int(f"<dimension {i} of the shared_constant{where}, whose array is not known>",
+                                        "unknown", 1) for i in range(2))
         raise V.NotUnderstood(f"result shape rule {kind}", node)
 
     def _result_buffer(self, rule: Any, bound: dict) -> str:
