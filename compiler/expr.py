@@ -1082,10 +1082,10 @@ class _Printer:
 
 
 def refine_ranges(ranges: dict, cond: BExpr) -> None:
-    """Tighten symbol intervals in place with the simple facts of `cond` (s <= c, s >= c, s == c)."""
+    """Tighten symbol intervals in place with the simple facts of `cond` (s <= c, s >= c, s == c, s != c)."""
     parts = cond.args if isinstance(cond, BAnd) else (cond,)
     for p in parts:
-        if not isinstance(p, Cmp) or p.op == NE:
+        if not isinstance(p, Cmp):
             continue
         e = p.e
         if isinstance(e, Sym):
@@ -1098,7 +1098,13 @@ def refine_ranges(ranges: dict, cond: BExpr) -> None:
             continue
         iv = ranges.get(s, TOP)
         lo, hi = iv.lo, iv.hi
-        if p.op == EQ:
+        if p.op == NE:  # s != v trims an end of the interval that is v
+            v = -c * k
+            if lo is not None and lo == v:
+                lo += 1
+            elif hi is not None and hi == v:
+                hi -= 1
+        elif p.op == EQ:
             lo = hi = -c * k
         elif k == 1:  # s + c <= 0
             hi = -c if hi is None else min(hi, -c)

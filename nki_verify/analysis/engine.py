@@ -27,10 +27,12 @@ from compiler import expr as E
 from compiler import ir
 
 from ..diagnostics import ERROR, WARNING, Diagnostic, Location, Note
+from . import radix, rewrite
 from .solver import Proved, Prover, Unknown, Violated
 
 INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown", "config"})
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq", "probe"})
+RADIX_CODES = frozenset({"NKI401", "NKI402"})  # checks of `two executions touch the same element`
 
 
 EXTRAS_BUDGET_S = 2.0  # per kernel analysis: nicer counterexamples and suggested asserts
@@ -71,6 +73,8 @@ class Obligation:
 class Stats:
     obligations: int = 0
     by_interval: int = 0
+    by_radix: int = 0  # two executions shown apart by their distinct index digits (radix.py)
+    by_rewrite: int = 0  # non-linear goals shown by the facts' equalities (rewrite.py)
     queries: int = 0
     z3_seconds: float = 0.0
     skipped: int = 0  # quiet checks left undecided once their budget was spent
@@ -95,7 +99,7 @@ class KernelAnalysis:
                     base.append(E.lt(s.sym, s.hi))
         base.extend(a.cond for a in kernel.assumptions)
         self.base = base
-        self.prover = Prover(base, timeout_ms, cache)
+        self.prover = Prover(base, timeout_ms, cache, inputs=self._is_input, ranges=self.ranges)
         # solver time spent on what only makes a finding nicer (a realistic counterexample, the assert to
         # suggest): past the budget, findings keep the solver's own model and no suggestion
         self.extras_seconds = 0.0
@@ -106,6 +110,7 @@ class KernelAnalysis:
         # the same kernel again builds the same expressions (memoised) and the same solver queries
         self.uids = itertools.count(ANALYSIS_UIDS)
         self._loop_bounds: list | None = None
+        self._base_rules: dict | None = None
 
     # ------------------------------------------------------------------ facts
     def add_input_fact(self, fact: E.BExpr) -> None:
@@ -114,6 +119,7 @@ class KernelAnalysis:
         self.base.append(fact)
         self.prover.base.append(fact)
         E.refine_ranges(self.ranges, fact)
+        self._base_rules = None
 
     def _ranges(self) -> dict:
         r: dict = {}
@@ -230,6 +236,12 @@ class KernelAnalysis:
                 return None
             if simpler != ob.goal and simpler != E.FALSE:
                 ob = dataclasses.replace(ob, goal=simpler)
+            if ob.code in RADIX_CODES and radix.refutes(ob.goal, local, self._is_exec, ranges, self._side_proved):
+                self.stats.by_radix += 1
+                return None
+            if rewrite.nonlinear(ob.goal) and rewrite.proves(ob.goal, self._rules(local), ranges):
+                self.stats.by_rewrite += 1
+                return None
         if ob.quiet_unknown:
             if self.quiet_queries >= QUIET_QUERY_BUDGET:
                 self.stats.skipped += 1
@@ -240,6 +252,29 @@ class KernelAnalysis:
             finally:
                 self.quiet_queries += self.prover.queries - before
         return self._decide(ob, local, syms)
+
+    def _rules(self, local: list) -> dict:
+        """Rewriting rules from the kernel's equalities (once) and the node's own."""
+        keep = lambda s: not self._is_exec(s)  # noqa: E731
+        if self._base_rules is None:
+            self._base_rules = rewrite.rules(self.base, keep)
+        extra = rewrite.rules(local, keep)
+        return {**self._base_rules, **{k: v for k, v in extra.items() if k not in self._base_rules}}
+
+    def _is_input(self, s: object) -> bool:
+        info = self.info.get(s)
+        return info is not None and info.role in INPUT_ROLES
+
+    def _is_exec(self, s: object) -> bool:
+        """An execution symbol (loop, program or pattern index): what differs between two executions."""
+        if not isinstance(s, E.Sym):
+            return False  # the predicates on input dtypes
+        info = self.info.get(s)
+        return info is None or info.role not in INPUT_ROLES
+
+    def _side_proved(self, cond: E.BExpr, facts: list) -> bool:
+        """A side condition over input symbols only, under the given (input-only) facts."""
+        return isinstance(self.prover.find_violation(cond, facts), Proved)
 
     def _decide(self, ob: Obligation, local: list, syms: set) -> Diagnostic | None:
         if ob.definite:

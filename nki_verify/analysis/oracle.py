@@ -69,7 +69,7 @@ class SolverOracle:
             base.extend(bounds)
         base = relevant(set(E.free_syms(cond)), [f for f in base if f != E.TRUE])  # the cone of influence
         try:
-            s = make_solver(self.timeout_ms, DECIDE_RLIMIT)
+            s = make_solver(self.timeout_ms, DECIDE_RLIMIT, tr.ctx)
             for f in base:
                 if f != E.TRUE:
                     s.add(tr.term(f))

@@ -45,8 +45,14 @@ def _z3() -> Any:
 class Translator:
     """compiler.expr -> z3 terms, memoised per kernel."""
 
-    def __init__(self) -> None:
+    def __init__(self, ctx: Any = None, abstract: bool = False) -> None:
         self.z3 = _z3()
+        # a context of its own: z3's search depends on the order its terms were created in, so a shared
+        # context would make a verdict near the resource limit depend on what was analysed before
+        self.ctx = ctx if ctx is not None else self.z3.Context()
+        # non-linear terms (products of unknowns, division by an unknown) as opaque integers: a weaker but
+        # linear question, whose `unsat` still proves the original
+        self.abstract = abstract
         self._vars: dict = {}
         self._memo: dict = {}
 
@@ -54,7 +60,7 @@ class Translator:
         v = self._vars.get(s)
         if v is None:
             z3 = self.z3
-            v = z3.Int(f"s{s.uid}") if isinstance(s, E.Sym) else z3.Bool(f"b{s.uid}")
+            v = z3.Int(f"s{s.uid}", self.ctx) if isinstance(s, E.Sym) else z3.Bool(f"b{s.uid}", self.ctx)
             self._vars[s] = v
         return v
 
@@ -71,16 +77,19 @@ class Translator:
 
     def _term(self, e: Any) -> Any:
         z3 = self.z3
+        if self.abstract and (isinstance(e, E.Mul) or isinstance(e, (E.FloorDiv, E.Mod)) and not (
+                isinstance(e.b, E.Const) and e.b.value > 0)):
+            return z3.Int(f"n{len(self._memo)}", self.ctx)
         if isinstance(e, E.Const):
-            return z3.IntVal(e.value)
+            return z3.IntVal(e.value, self.ctx)
         if isinstance(e, (E.Sym, E.BSym)):
             return self.var(e)
         if isinstance(e, E.BConst):
-            return z3.BoolVal(e.value)
+            return z3.BoolVal(e.value, self.ctx)
         if isinstance(e, E.Lin):
             parts = [self.term(a) * c if c != 1 else self.term(a) for a, c in e.terms]
             if e.const:
-                parts.append(z3.IntVal(e.const))
+                parts.append(z3.IntVal(e.const, self.ctx))
             return z3.Sum(parts) if len(parts) > 1 else parts[0]
         if isinstance(e, E.Mul):
             out = self.term(e.factors[0])
@@ -130,9 +139,9 @@ class Translator:
         raise TypeError(f"cannot translate {type(e).__name__}")
 
 
-def make_solver(timeout_ms: int, rlimit: int = RLIMIT) -> Any:
+def make_solver(timeout_ms: int, rlimit: int = RLIMIT, ctx: Any = None) -> Any:
     z3 = _z3()
-    s = z3.Solver()
+    s = z3.Solver(ctx=ctx)
     s.set("random_seed", 0)
     s.set("rlimit", rlimit)
     s.set("timeout", int(timeout_ms))
@@ -159,6 +168,23 @@ def relevant(goal_syms: set, facts: list) -> list:
     return out
 
 
+CONCRETE_ATTEMPTS = 6
+_SIZES = (1, 2, 3, 4, 8, 16, 32, 64, 96, 128, 256, 384, 512, 1024, 2048, 4096)
+
+
+def _candidate(x: E.Sym, attempt: int, iv: Any) -> int:
+    """A concrete value for input `x` (deterministic): 128, 512, then sizes drawn per symbol."""
+    import random  # noqa: PLC0415 - only on undecided queries
+
+    v = (128, 512)[attempt] if 0 <= attempt < 2 else random.Random(attempt * 7919 + x.uid).choice(_SIZES)
+    if iv is not None:
+        if iv.hi is not None and v > iv.hi:
+            v = iv.hi
+        if iv.lo is not None and v < iv.lo:
+            v = iv.lo
+    return v
+
+
 def _to_cache(v: Any, order: dict) -> Any:
     if isinstance(v, Violated):
         return ("violated", {order[s]: val for s, val in v.model.items() if s in order})
@@ -178,10 +204,15 @@ _INTERN = "__intern__"  # the cache's table of interned query nodes
 class Prover:
     """Answers obligations for one kernel under its global facts."""
 
-    def __init__(self, base_facts: Iterable[E.BExpr], timeout_ms: int, cache: dict | None = None) -> None:
+    def __init__(self, base_facts: Iterable[E.BExpr], timeout_ms: int, cache: dict | None = None,
+                 inputs: Any = None, ranges: dict | None = None) -> None:
         self.timeout_ms = timeout_ms
+        # which symbols are inputs (a callable), and their known intervals: for trying concrete inputs
+        self.inputs = inputs
+        self.ranges = ranges or {}
         self.base = [f for f in base_facts if f != E.TRUE]
         self._tr: Translator | None = None
+        self._lin: Translator | None = None
         self.queries = 0
         self.cache_hits = 0
         self.seconds = 0.0
@@ -234,7 +265,7 @@ class Prover:
         for f in local:
             syms |= E.free_syms(f)
         keep = local + relevant(syms, self.base)  # a local fact may be unsatisfiable on its own: never drop one
-        s = make_solver(self.timeout_ms, rlimit)
+        s = make_solver(self.timeout_ms, rlimit, self.tr.ctx)
         for f in keep:
             s.add(self.tr.term(f))
         return s, keep
@@ -266,7 +297,7 @@ class Prover:
             return out
         self.queries += 1
         try:
-            s = make_solver(self.timeout_ms, RLIMIT)
+            s = make_solver(self.timeout_ms, RLIMIT, self.tr.ctx)
             for f in keep:
                 s.add(self.tr.term(f))
             s.add(z3.Not(self.tr.term(goal)))
@@ -277,6 +308,13 @@ class Prover:
                 out = Violated(self._model(s.model()))
             else:
                 out = Unknown(s.reason_unknown() or "solver gave up")
+                proved, hint = self._linear_proof(goal, keep)
+                if proved:
+                    out = PROVED
+                else:
+                    model = self._concrete_violation(goal, keep, hint)
+                    if model is not None:
+                        out = Violated(model)
         except z3.Z3Exception as exc:
             out = Unknown(str(exc))
         finally:
@@ -284,6 +322,69 @@ class Prover:
         self.cache[key] = _to_cache(out, order)
         self.cache[exact] = out
         return out
+
+    def _linear_proof(self, goal: E.BExpr, keep: list) -> tuple:
+        """After an undecided query: does the goal follow with its non-linear terms taken as opaque numbers
+        (what the linear structure alone implies, `min(128, n - 128*i) >= 0` under `128*i < n`)?  Else the
+        input values of the abstract counterexample, a hint for concrete inputs to try."""
+        z3 = _z3()
+        if self._lin is None:
+            self._lin = Translator(self.tr.ctx, abstract=True)
+        s = make_solver(self.timeout_ms, RLIMIT, self.tr.ctx)
+        for f in keep:
+            s.add(self._lin.term(f))
+        s.add(z3.Not(self._lin.term(goal)))
+        r = s.check()
+        if r == z3.unsat:
+            return True, None
+        if r != z3.sat:
+            return False, None
+        m = s.model()
+        hint = {}
+        for x, v in self._lin.vars().items():
+            val = m.eval(v, model_completion=False)
+            if isinstance(x, E.Sym) and hasattr(val, "as_long"):
+                hint[x] = val.as_long()
+        return False, hint
+
+    def _concrete_violation(self, goal: E.BExpr, keep: list, hint: dict | None) -> dict | None:
+        """After an undecided query: a violation at concrete input sizes.  With every input fixed the
+        products are constants and the question linear; a model found so is a real counterexample."""
+        if self.inputs is None:
+            return None
+        z3 = _z3()
+        syms: set = set(E.free_syms(goal))
+        for e in keep:
+            syms |= E.free_syms(e)
+        ins = sorted((x for x in syms if isinstance(x, E.Sym) and self.inputs(x)), key=lambda x: x.uid)
+        if not ins:
+            return None
+        ranges = dict(self.ranges)
+        for e in keep:
+            E.refine_ranges(ranges, e)
+        for attempt in range(-1 if hint else 0, CONCRETE_ATTEMPTS):
+            values = {}
+            for x in ins:
+                v = hint.get(x) if attempt < 0 and hint else None
+                values[x] = v if v is not None else _candidate(x, attempt, ranges.get(x))
+            fixed = {x: E.Const(v) for x, v in values.items()}
+            try:
+                g = E.substitute(goal, fixed)
+                facts = [E.substitute(f, fixed) for f in keep]
+            except ZeroDivisionError:
+                continue
+            if g == E.TRUE or E.FALSE in facts:
+                continue  # these inputs are not admissible here, or the goal holds for them
+            s = make_solver(self.timeout_ms, RLIMIT, self.tr.ctx)
+            for f in facts:
+                if f != E.TRUE:
+                    s.add(self.tr.term(f))
+            s.add(z3.Not(self.tr.term(g)))
+            if s.check() == z3.sat:
+                model = self._model(s.model())
+                model.update(values)
+                return model
+        return None
 
     def _model(self, m: Any) -> dict:
         out = {}
@@ -327,10 +428,11 @@ class Prover:
         t0 = time.perf_counter()
         out: bool | None = None
         try:
-            s = make_solver(self.timeout_ms, QUANT_RLIMIT)
+            s = make_solver(self.timeout_ms, QUANT_RLIMIT, self.tr.ctx)
             for f in base:
                 s.add(self.tr.term(f))
-            body = z3.Implies(z3.And([self.tr.term(f) for f in local] or [z3.BoolVal(True)]), self.tr.term(goal))
+            premise = z3.And([self.tr.term(f) for f in local] or [z3.BoolVal(True, self.tr.ctx)])
+            body = z3.Implies(premise, self.tr.term(goal))
             xs = [self.tr.var(x) for x in exec_syms]
             s.add(z3.ForAll(xs, body) if xs else body)
             r = s.check()

@@ -1,0 +1,427 @@
+"""Distinct digits give distinct addresses: a cheap refutation of `two executions touch the same element`.
+
+The race and dependency checks (NKI401/402) ask whether two executions (two program instances, two
+iterations) can address the same element.  The address is typically a mixed-radix number whose digits are
+the loop, program and pattern indices and whose place values are products of input sizes::
+
+    addr = e1 + W*e0 + 128*W*tile + (W // g)*pid        with 0 <= e1 < W // g, 0 <= e0 < 128 ...
+
+`addr_p == addr_q` then forces every digit to agree, which contradicts `pid_p != pid_q`.  Solvers find this
+hard (the products of symbolic sizes make the query non-linear) yet the argument is short: order the digits by
+place value c_0 < c_1 < ...; if c_0 >= 1 and c_j * n_j <= c_(j+1) for a digit that takes n_j values, the lower
+digits together span less than one unit of the next, so equal sums have equal digits, from the top down.
+
+Only those side conditions, over input sizes alone, are proved (intervals, then the kernel's prover); the
+argument itself is sound for any integers.  When it does not apply, the caller asks the solver as before.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from compiler import expr as E
+
+MAX_DIGITS = 10
+MAX_SIDE_CONDITIONS = 24
+
+
+def refutes(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: Callable, depth: int = 0) -> bool:
+    """True when `facts and not goal` is shown unsatisfiable by equating digits.
+
+    `prove(cond, facts)` decides a side condition over input symbols (True only when proved)."""
+    eqs, _ = _equations(E.bnot(goal))
+    if not eqs:
+        return False
+    cond = _case(eqs, is_exec) if depth < 2 else None
+    if cond is not None:
+        # an index that only counts under an input condition (`program_id(0) if program_ndim() else 0`):
+        # refute both cases, each with the conditionals it settles simplified away
+        for case in (cond, E.bnot(cond)):
+            r2 = dict(ranges)
+            E.refine_ranges(r2, case)
+            g2 = E.simplify_in(goal, r2)
+            if g2 == goal:
+                return False
+            f2 = [E.simplify_in(f, r2) for f in facts] + [case]
+            if E.FALSE in f2:
+                continue
+            if not refutes(g2, f2, is_exec, r2, prove, depth + 1):
+                return False
+        return True
+    bounds = _Bounds(facts, is_exec, ranges)
+    for f in facts:  # equalities the facts already impose (the same outer iteration on both sides)
+        if isinstance(f, E.Cmp) and f.op == E.EQ and _exec_pair(f.e, is_exec):
+            eqs.append(f.e)
+    side = [f for f in facts if not any(is_exec(s) for s in E.free_syms(f))]
+    budget = [MAX_SIDE_CONDITIONS]
+    same: dict = {}  # variable -> the variable it is shown equal to
+    progress = True
+    while progress:
+        progress = False
+        rest = []
+        for e in eqs:
+            e = E.substitute(e, same) if same else e
+            if e == E.ZERO:
+                continue
+            pairs = _digits(e, is_exec)
+            found = None if pairs is None else _equal_digits(pairs, bounds, side, ranges, prove, budget)
+            if not found:
+                rest.append(e)
+                continue
+            if len(found) < len(pairs):
+                rest.append(e)  # the digits left may be settled once others are known
+            for x, y in found:
+                same[y] = x
+                for k in list(same):
+                    if same[k] == y:
+                        same[k] = x
+            progress = True
+        eqs = rest
+    if not same:
+        return False
+    for f in facts:
+        g = E.substitute(f, same)
+        if g == E.FALSE or E.decide(g, ranges) is False:
+            return True
+    return False
+
+
+def _case(eqs: list, is_exec: Callable) -> E.BExpr | None:
+    """The input-only condition of a conditional that holds an execution symbol, in one of the equations."""
+    for e in eqs:
+        terms, _ = E._linear_parts(e)
+        for atom in terms:
+            for f in atom.factors if isinstance(atom, E.Mul) else (atom,):
+                if isinstance(f, E.Ite) and not any(is_exec(s) for s in E.free_syms(f.cond)) and any(
+                        is_exec(s) for s in E.free_syms(f)):
+                    return f.cond
+    return None
+
+
+def _equations(b: E.BExpr) -> tuple:
+    parts = b.args if isinstance(b, E.BAnd) else (b,)
+    eqs = [p.e for p in parts if isinstance(p, E.Cmp) and p.op == E.EQ]
+    return eqs, [p for p in parts if not (isinstance(p, E.Cmp) and p.op == E.EQ)]
+
+
+def _exec_pair(e: E.Expr, is_exec: Callable) -> bool:
+    t, c = E._linear_parts(e)
+    return c == 0 and len(t) == 2 and sorted(t.values()) == [-1, 1] and all(
+        isinstance(a, E.Sym) and is_exec(a) for a in t)
+
+
+def _digits(e: E.Expr, is_exec: Callable) -> list | None:
+    """`e == 0` as sum_k c_k * (x_k - y_k) == 0: [(x_k, y_k, c_k)], or None when it is not of that form."""
+    terms, const = E._linear_parts(e)
+    if const != 0:
+        return None
+    coef: dict = {}
+    for atom, k in terms.items():
+        factors = atom.factors if isinstance(atom, E.Mul) else (atom,)
+        ex = [f for f in factors if any(is_exec(s) for s in E.free_syms(f))]
+        if len(ex) != 1 or not isinstance(ex[0], E.Sym):
+            return None  # an input-only part that does not cancel, or a product of two indices
+        x = ex[0]
+        c: E.Expr = E.Const(k)
+        for f in factors:
+            if f is not x:
+                c = E.mul(c, f)
+        coef[x] = E.add(coef.get(x, E.ZERO), c)
+    pos = [(x, c) for x, c in coef.items() if c != E.ZERO]
+    if len(pos) > 2 * MAX_DIGITS:
+        return None
+    out = []
+    used: set = set()
+    for x, c in pos:
+        if x in used:
+            continue
+        partner = [y for y, d in pos if y not in used and y is not x and E.add(c, d) == E.ZERO]
+        if not partner:
+            return None
+        y = partner[0]
+        used |= {x, y}
+        out.append((x, y, c))
+    return out
+
+
+class _Bounds:
+    """Input-only lower and upper bounds of execution symbols, read off the facts."""
+
+    def __init__(self, facts: list, is_exec: Callable, ranges: dict) -> None:
+        self.is_exec = is_exec
+        self.ranges = ranges
+        self.up: dict = {}
+        self.down: dict = {}
+        self.linear: list = []  # `e <= 0` facts, with each min on the larger side split into its arguments
+        for f in facts:
+            for g in f.args if isinstance(f, E.BAnd) else (f,):
+                if not (isinstance(g, E.Cmp) and g.op in (E.LE, E.EQ)):
+                    continue
+                if g.op == E.LE:
+                    self.linear.extend(_split_min(g.e, 0))
+                terms, _ = E._linear_parts(g.e)
+                for x, k in terms.items():
+                    if not (isinstance(x, E.Sym) and is_exec(x)) or abs(k) != 1:
+                        continue
+                    rest = E.sub(g.e, E.mul(k, x))  # k*x + rest <= 0
+                    if k == 1 or g.op == E.EQ:
+                        self.up.setdefault(x, []).append(E.neg(rest) if k == 1 else rest)
+                    if k == -1 or g.op == E.EQ:
+                        self.down.setdefault(x, []).append(rest if k == -1 else E.neg(rest))
+
+    def of(self, x: E.Sym, upper: bool, depth: int = 0) -> E.Expr | None:
+        best = None
+        iv = self.ranges.get(x)
+        end = None if iv is None else (iv.hi if upper else iv.lo)
+        for b in [*(self.up if upper else self.down).get(x, ()), *(() if end is None else (E.Const(end),))]:
+            v = self._free(b, upper, depth + 1)
+            if v is None:
+                continue
+            if isinstance(v, E.Const):
+                if best is None or not isinstance(best, E.Const) or (v.value < best.value if upper else
+                                                                      v.value > best.value):
+                    best = v
+            elif best is None:
+                best = v
+        return best
+
+    def _free(self, e: E.Expr, upper: bool, depth: int) -> E.Expr | None:
+        """An input-only bound of `e` (from above when `upper`)."""
+        if not any(self.is_exec(s) for s in E.free_syms(e)):
+            return e
+        if depth > 6:
+            return None
+        terms, const = E._linear_parts(e)
+        out: list = [E.Const(const)]
+        for atom, k in terms.items():
+            if not any(self.is_exec(s) for s in E.free_syms(atom)):
+                out.append(E.mul(k, atom))
+                continue
+            up = upper == (k > 0)  # the end of the atom that bounds k*atom from the wanted side
+            if isinstance(atom, E.Sym):
+                b = self.of(atom, up, depth)
+            elif isinstance(atom, E.Min) and up or isinstance(atom, E.Max) and not up:
+                b = next((v for v in (self._free(a, up, depth + 1) for a in atom.args) if v is not None), None)
+            else:
+                b = None
+            if b is None:
+                return None
+            out.append(E.mul(k, b))
+        return E.add(*out)
+
+
+def _split_min(e: E.Expr, depth: int) -> list:
+    """`e <= 0` implies `e' <= 0` for e' = e with a term -k*min(args) (or +k*max(args)) replaced by any of
+    its arguments: the bounds hidden in clipped tile sizes (x < min(512, n - 512*j) gives x + 512*j < n)."""
+    out = [e]
+    if depth > 2:
+        return out
+    terms, _ = E._linear_parts(e)
+    for atom, k in terms.items():
+        if isinstance(atom, E.Min) and k < 0 or isinstance(atom, E.Max) and k > 0:
+            rest = E.sub(e, E.mul(k, atom))
+            for a in atom.args:
+                out.extend(_split_min(E.add(rest, E.mul(k, a)), depth + 1))
+            break
+    return out
+
+
+def _content(c: E.Expr) -> tuple:
+    """c as (r, base) with r the integer content: 128*W -> (128, W), 512 -> (512, 1)."""
+    if isinstance(c, E.Const):
+        return c.value, E.ONE
+    terms, const = E._linear_parts(c)
+    g = const
+    for k in terms.values():
+        g = math.gcd(g, k)
+    g = abs(g) or 1
+    if terms and min(terms.items(), key=lambda kv: kv[0].key)[1] < 0:
+        g = -g
+    return g, E.add(*[E.mul(k // g, a) for a, k in terms.items()], const // g)
+
+
+def _width(bounds: "_Bounds", xs: list) -> E.Expr | None:
+    """How many values sum(r * x) takes at most, for [(r, x)] with r > 0: from a bound the facts give the
+    sum itself, else from the bounds of each x."""
+    lo = E.add(*[E.mul(r, b) for r, x in xs if (b := bounds.of(x, False)) is not None])
+    if any(bounds.of(x, False) is None for _, x in xs):
+        return None
+    z = E.add(*[E.mul(r, x) for r, x in xs])
+    if len(xs) > 1:
+        for f in bounds.linear:  # z + rest <= 0 with rest free of execution symbols
+            rest = E.sub(f, z)
+            if not any(bounds.is_exec(s) for s in E.free_syms(rest)):
+                return E.add(E.sub(E.neg(rest), lo), 1)
+    his = [bounds.of(x, True) for _, x in xs]
+    if any(h is None for h in his):
+        return None
+    return E.add(E.sub(E.add(*[E.mul(r, h) for (r, _), h in zip(xs, his)]), lo), 1)
+
+
+def _equal_digits(pairs: list, bounds: "_Bounds", side: list, ranges: dict, prove: Callable,
+                  budget: list) -> list:
+    """The pairs (x, y) that sum c_k*(x_k - y_k) == 0 forces equal.
+
+    A digit is single, or compound: the digits of a tile index and the index inside the tile (place values
+    that differ by a constant factor), or digits a fact bounds together (x < min(T, n - T*j) gives
+    x + T*j < n).  The digits must be in mixed radix, then the digits inside each compound."""
+    oriented = []
+    for x, y, c in pairs:
+        est = _sample(c, ranges, 0)
+        if est is None or est == 0:
+            return []
+        if est < 0:
+            c, x, y = E.neg(c), y, x
+        oriented.append((c, x, y))
+    singles = [(c, [(E.ONE, x, y)]) for c, x, y in oriented]
+    compounds = _fact_compounds(oriented, bounds, side, prove)
+    rest = [d for d in singles if not any(d[1][0][1] in cx for cx, _ in compounds)]
+    attempts = [singles, _by_base(singles)]
+    if compounds:
+        attempts += [[c for _, c in compounds] + rest, [c for _, c in compounds] + _by_base(rest)]
+    for attempt in attempts:
+        digits = []
+        for d in attempt:
+            if len(d) == 3:  # a compound with the width its fact gives
+                digits.append(d)
+                continue
+            c, members = d
+            wp = _width(bounds, [(k, x) for k, x, _ in members])
+            wq = _width(bounds, [(k, y) for k, _, y in members])
+            if wp is None or wq is None:
+                break
+            digits.append((c, wp if wp == wq else E.maximum(wp, wq), members))
+        else:
+            out = _radix(digits, bounds, side, ranges, prove, budget)
+            if out:
+                return out
+    return []
+
+
+def _by_base(singles: list) -> list:
+    """Single digits whose place values differ by a constant factor, merged: [(place, members)]."""
+    groups: dict = {}
+    for c, [(_, x, y)] in singles:
+        r, base = _content(c)
+        if r < 0:
+            r, base = -r, E.neg(base)
+        groups.setdefault(base, []).append((r, x, y))
+    out = []
+    for base, members in groups.items():
+        g = 0
+        for r, _, _ in members:
+            g = math.gcd(g, r)
+        out.append((E.mul(g, base), [(E.Const(r // g), x, y) for r, x, y in members]))
+    return out
+
+
+def _fact_compounds(digits: list, bounds: "_Bounds", side: list, prove: Callable) -> list:
+    """Compound digits a fact bounds: [(member xs, (place, width, members))], not overlapping."""
+    place = {x: c for c, x, _ in digits}
+    other = {x: y for _, x, y in digits}
+    out: list = []
+    taken: set = set()
+    for f in bounds.linear:
+        terms, _ = E._linear_parts(f)
+        ex: dict | None = {}
+        for atom, k in terms.items():
+            if not any(bounds.is_exec(v) for v in E.free_syms(atom)):
+                continue  # part of the bound
+            factors = atom.factors if isinstance(atom, E.Mul) else (atom,)
+            xs = [g for g in factors if g in place]
+            if len(xs) != 1 or xs[0] in taken or any(bounds.is_exec(v) for g in factors if g is not xs[0]
+                                                     for v in E.free_syms(g)):
+                ex = None
+                break
+            coef = E.Const(k)
+            for g in factors:
+                if g is not xs[0]:
+                    coef = E.mul(coef, g)
+            ex[xs[0]] = coef
+        if not ex or len(ex) < 2:
+            continue
+        unit = [x for x, k in ex.items() if k == E.ONE]
+        if not unit:
+            continue
+        c0 = place[unit[0]]
+        # proportional place values: the compound sum(k_i * x_i) counts in units of c0
+        if any(E.mul(c0, k) != place[x] for x, k in ex.items()):
+            continue
+        if E.substitute(f, {x: other[x] for x in ex}) not in bounds.linear:
+            continue  # the other execution's digits must be bounded the same way
+        if any(bounds.of(x, False) != E.ZERO or bounds.of(other[x], False) != E.ZERO for x in ex):
+            continue
+        if not all(isinstance(k, E.Const) and k.value > 0 or prove(E.ge(k, 0), side) for k in ex.values()):
+            continue
+        z = E.add(*[E.mul(k, x) for x, k in ex.items()])
+        width = E.add(E.neg(E.sub(f, z)), 1)  # 0 <= z <= -(f - z)
+        out.append((set(ex), (c0, width, [(k, x, other[x]) for x, k in ex.items()])))
+        taken |= set(ex)
+    return out
+
+
+def _radix(digits: list, bounds: "_Bounds", side: list, ranges: dict, prove: Callable, budget: list) -> list:
+    """The pairs shown equal when the (place, width, members) digits are in mixed radix."""
+    if not _chain(digits, side, ranges, prove, budget):
+        return []
+    out = []
+    for _, _, members in digits:
+        if len(members) == 1:
+            out.append(members[0][1:])
+            continue
+        inner = []
+        for k, x, y in members:
+            wx, wy = _width(bounds, [(E.ONE, x)]), _width(bounds, [(E.ONE, y)])
+            if wx is None or wy is None:
+                break
+            inner.append((k, wx if wx == wy else E.maximum(wx, wy), [(E.ONE, x, y)]))
+        else:
+            if _chain(inner, side, ranges, prove, budget):
+                out.extend(m[0][1:] for _, _, m in inner)
+    return out
+
+
+def _sample(c: E.Expr, ranges: dict, seed: int) -> int | None:
+    env = {}
+    for s in E.free_syms(c):
+        if not isinstance(s, E.Sym):
+            env[s] = False  # a predicate on a dtype: any value gives an estimate
+            continue
+        r = ranges.get(s)
+        v = 1000 + 37 * seed + s.uid % 13
+        if r is not None:
+            if r.hi is not None:
+                v = min(v, r.hi)
+            if r.lo is not None:
+                v = max(v, r.lo)
+        env[s] = v
+    try:
+        return int(E.evaluate(c, env))
+    except Exception:  # noqa: BLE001 - an order we cannot estimate is just not tried
+        return None
+
+
+def _chain(digits: list, side: list, ranges: dict, prove: Callable, budget: list) -> bool:
+    """Digits [(place value, width, ...)] in mixed radix: ordered by place value, the smallest is >= 1 and
+    each place value times its width is at most the next place value."""
+    keyed = []
+    for d in digits:
+        est = _sample(d[0], ranges, 0)
+        if est is None or est <= 0:
+            return False
+        keyed.append(((est, _sample(d[0], ranges, 1) or 0), d))
+    keyed.sort(key=lambda kd: kd[0])
+    ordered = [d for _, d in keyed]
+    conds = [E.ge(ordered[0][0], 1)]
+    for (c, n, *_), (c2, *_) in zip(ordered, ordered[1:]):
+        conds.append(E.le(E.mul(c, n), c2))
+    for cond in conds:
+        if cond == E.TRUE or E.decide(cond, ranges) is True:
+            continue
+        if budget[0] <= 0:
+            return False
+        budget[0] -= 1
+        if not prove(cond, side):
+            return False
+    return True
