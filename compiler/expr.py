@@ -442,6 +442,9 @@ def floordiv(a: IntLike, b: IntLike) -> Expr:
     q = _exact_quotient(a, b)  # (x*t) // t == x for t != 0
     if q is not None:
         return q
+    f = _common_factor(a, b)
+    if f is not None:  # (f*x) // (f*y) == x // y for f != 0 (b != 0)
+        return floordiv(_exact_quotient(a, f), _exact_quotient(b, f))
     return FloorDiv(a, b)
 
 
@@ -470,7 +473,25 @@ def mod(a: IntLike, b: IntLike) -> Expr:
         return ZERO
     if a == b or _exact_quotient(a, b) is not None:
         return ZERO
+    t, c = _linear_parts(a)
+    if len(t) > 1 or c:  # (k*b + r) % b == r % b: terms that are multiples of b drop out
+        rest = {x: co for x, co in t.items() if _exact_quotient(x, b) is None}
+        if len(rest) < len(t):
+            return mod(_make_lin(rest, c), b)
+    f = _common_factor(a, b)
+    if f is not None:  # (f*x) % (f*y) == f * (x % y) for f != 0 (b != 0)
+        return mul(f, mod(_exact_quotient(a, f), _exact_quotient(b, f)))
     return Mod(a, b)
+
+
+def _common_factor(a: Expr, b: Expr) -> Expr | None:
+    """A non-constant atom that divides both a and b exactly (syntactically), or None."""
+    if isinstance(a, Const) or isinstance(b, (Const, Lin)):
+        return None
+    for f in (b.factors if isinstance(b, Mul) else (b,)):
+        if f != b and _exact_quotient(a, f) is not None:
+            return f
+    return None
 
 
 def ceildiv(a: IntLike, b: IntLike) -> Expr:
@@ -735,43 +756,53 @@ def substitute(e: AnyExpr, mapping: Mapping) -> AnyExpr:
     """Replace symbols by expressions (mapping keys are Sym/BSym)."""
     if not mapping or not (free_syms(e) & mapping.keys()):
         return e
-    return _subst(e, mapping)
+    return _subst(e, mapping, {})
 
 
-def _subst(e: AnyExpr, m: Mapping) -> AnyExpr:
+def _subst(e: AnyExpr, m: Mapping, memo: dict) -> AnyExpr:
+    """(memoised per call: expressions share sub-terms, and a tree walk of the DAG can be exponential)"""
+    r = memo.get(e)
+    if r is not None:
+        return r
+    r = _subst1(e, m, memo)
+    memo[e] = r
+    return r
+
+
+def _subst1(e: AnyExpr, m: Mapping, memo: dict) -> AnyExpr:
     if not (free_syms(e) & m.keys()):
         return e
     if isinstance(e, (Sym, BSym)):
         v = m[e]
         return lift(v) if isinstance(e, Sym) else v
     if isinstance(e, Lin):
-        return add(e.const, *(mul(c, _subst(a, m)) for a, c in e.terms))
+        return add(e.const, *(mul(c, _subst(a, m, memo)) for a, c in e.terms))
     if isinstance(e, Mul):
         out: Expr = ONE
         for f in e.factors:
-            out = mul(out, _subst(f, m))
+            out = mul(out, _subst(f, m, memo))
         return out
     if isinstance(e, FloorDiv):
-        return floordiv(_subst(e.a, m), _subst(e.b, m))
+        return floordiv(_subst(e.a, m, memo), _subst(e.b, m, memo))
     if isinstance(e, Mod):
-        return mod(_subst(e.a, m), _subst(e.b, m))
+        return mod(_subst(e.a, m, memo), _subst(e.b, m, memo))
     if isinstance(e, Min):
-        return minimum(*(_subst(a, m) for a in e.args))
+        return minimum(*(_subst(a, m, memo) for a in e.args))
     if isinstance(e, Max):
-        return maximum(*(_subst(a, m) for a in e.args))
+        return maximum(*(_subst(a, m, memo) for a in e.args))
     if isinstance(e, Ite):
-        return ite(_subst(e.cond, m), _subst(e.a, m), _subst(e.b, m))
+        return ite(_subst(e.cond, m, memo), _subst(e.a, m, memo), _subst(e.b, m, memo))
     if isinstance(e, Cmp):
-        return _cmp(e.op, _subst(e.e, m))
+        return _cmp(e.op, _subst(e.e, m, memo))
     if isinstance(e, BAnd):
-        return band(*(_subst(a, m) for a in e.args))
+        return band(*(_subst(a, m, memo) for a in e.args))
     if isinstance(e, BOr):
-        return bor(*(_subst(a, m) for a in e.args))
+        return bor(*(_subst(a, m, memo) for a in e.args))
     if isinstance(e, BNot):
-        return bnot(_subst(e.a, m))
+        return bnot(_subst(e.a, m, memo))
     if isinstance(e, Exists):
         inner = {k: v for k, v in m.items() if k not in e.vars}
-        return exists(e.vars, _subst(e.body, inner) if inner else e.body)
+        return exists(e.vars, _subst(e.body, inner, {}) if inner else e.body)
     return e
 
 

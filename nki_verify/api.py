@@ -25,6 +25,7 @@ from .analysis.races import race_obligations
 from .analysis.engine import KernelAnalysis, call_notes, location
 from .analysis.limits import partition_obligations
 from .analysis.oracle import SolverOracle
+from .analysis.solver import Z3Context
 from .analysis.spec_rules import instruction_obligations
 from .diagnostics import SEVERITY_RANK, Diagnostic, Fix, Location, TextEdit
 from .options import Options
@@ -73,8 +74,9 @@ def analyze_source(text: str, path: str, options: Options | None = None) -> Veri
     # solver verdicts shared by the kernels and launch contexts of this file (and, when the caller keeps
     # one across calls, by earlier versions of it: the language server's edits)
     cache = options.solver_cache if options.solver_cache is not None else {}
+    context = Z3Context()  # the file's own, dropped with it
     try:
-        fr = frontend.analyze(text, path, fe_opts, SolverOracle(cache=cache), sources)
+        fr = frontend.analyze(text, path, fe_opts, SolverOracle(cache=cache, context=context), sources)
     except Exception as exc:  # noqa: BLE001 - an internal failure becomes a located diagnostic, never a traceback
         result.diagnostics = [_internal(path, exc)]
         result.seconds = time.perf_counter() - t0
@@ -83,7 +85,7 @@ def analyze_source(text: str, path: str, options: Options | None = None) -> Veri
     for kernel in fr.kernels:
         result.ir.append(kernel)
         try:
-            diags.extend(_analyse_kernel(kernel, options, result, cache))
+            diags.extend(_analyse_kernel(kernel, options, result, cache, context))
         except Exception as exc:  # noqa: BLE001
             diags.append(_internal(path, exc, kernel))
     result.diagnostics = _finish(_dedupe(diags), text, path, options, sources)
@@ -108,8 +110,9 @@ def _finish(diags: list, text: str, path: str, options: Options, sources: Source
     return sorted((d for d in diags if options.reports(d.code)), key=lambda d: d.sort_key())
 
 
-def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult, cache: dict) -> list:
-    ka = KernelAnalysis(kernel, options.solver_timeout_ms, cache)
+def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult, cache: dict,
+                    context: Z3Context | None = None) -> list:
+    ka = KernelAnalysis(kernel, options.solver_timeout_ms, cache, context)
     out = []
     for analysis in ANALYSES:
         for ob in analysis(ka):

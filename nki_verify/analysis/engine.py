@@ -16,8 +16,8 @@ the rest go to z3.  A violation is
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
-import time
 
 import math
 from dataclasses import dataclass, field
@@ -28,14 +28,17 @@ from compiler import ir
 
 from ..diagnostics import ERROR, WARNING, Diagnostic, Location, Note
 from . import radix, rewrite
-from .solver import Proved, Prover, Unknown, Violated
+from .solver import Proved, Prover, Unknown, Violated, Z3Context
 
 INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown", "config"})
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq", "probe"})
 RADIX_CODES = frozenset({"NKI401", "NKI402"})  # checks of `two executions touch the same element`
 
 
-EXTRAS_BUDGET_S = 2.0  # per kernel analysis: nicer counterexamples and suggested asserts
+# per kernel analysis: solver queries spent on what only makes a finding nicer (a realistic counterexample, the
+# assert to suggest).  A count, like the other budgets, so that the same findings carry the same suggestions
+# on any machine.
+EXTRAS_QUERY_BUDGET = 60
 # per kernel analysis: solver queries for the checks whose undecided verdicts are quiet (the quantified
 # uninitialised-read queries, the slowest kind); past it the remaining ones are not decided, and counted as
 # skipped.  A count, not seconds: the verdicts stay the same on a slower or busier machine.
@@ -85,7 +88,8 @@ ANALYSIS_UIDS = 10**9
 
 
 class KernelAnalysis:
-    def __init__(self, kernel: ir.Kernel, timeout_ms: int, cache: dict | None = None) -> None:
+    def __init__(self, kernel: ir.Kernel, timeout_ms: int, cache: dict | None = None,
+                 context: Z3Context | None = None) -> None:
         self.k = kernel
         self.info = {s.sym: s for s in kernel.symbols}
         self.loops = {lp.id: lp for lp in kernel.loops}
@@ -99,10 +103,13 @@ class KernelAnalysis:
                     base.append(E.lt(s.sym, s.hi))
         base.extend(a.cond for a in kernel.assumptions)
         self.base = base
-        self.prover = Prover(base, timeout_ms, cache, inputs=self._is_input, ranges=self.ranges)
-        # solver time spent on what only makes a finding nicer (a realistic counterexample, the assert to
+        # (the input test is a plain function of the symbol table: a bound method would make a reference cycle
+        # that keeps the file's z3 context alive until the next garbage collection)
+        self.prover = Prover(base, timeout_ms, cache, inputs=functools.partial(_is_input, self.info),
+                             ranges=self.ranges, context=context)
+        # solver queries spent on what only makes a finding nicer (a realistic counterexample, the assert to
         # suggest): past the budget, findings keep the solver's own model and no suggestion
-        self.extras_seconds = 0.0
+        self.extras_queries = 0
         self.quiet_queries = 0
         self.stats = Stats()
         self._seen: set = set()
@@ -236,7 +243,8 @@ class KernelAnalysis:
                 return None
             if simpler != ob.goal and simpler != E.FALSE:
                 ob = dataclasses.replace(ob, goal=simpler)
-            if ob.code in RADIX_CODES and radix.refutes(ob.goal, local, self._is_exec, ranges, self._side_proved):
+            if ob.code in RADIX_CODES and radix.refutes(ob.goal, local + self.base, self._is_exec, ranges,
+                                                            self._side_proved):
                 self.stats.by_radix += 1
                 return None
             if rewrite.nonlinear(ob.goal) and rewrite.proves(ob.goal, self._rules(local), ranges):
@@ -262,8 +270,7 @@ class KernelAnalysis:
         return {**self._base_rules, **{k: v for k, v in extra.items() if k not in self._base_rules}}
 
     def _is_input(self, s: object) -> bool:
-        info = self.info.get(s)
-        return info is not None and info.role in INPUT_ROLES
+        return _is_input(self.info, s)
 
     def _is_exec(self, s: object) -> bool:
         """An execution symbol (loop, program or pattern index): what differs between two executions."""
@@ -289,6 +296,12 @@ class KernelAnalysis:
         self.stats.z3_seconds = self.prover.seconds
         if isinstance(verdict, Proved):
             return None
+        if isinstance(verdict, Unknown) and not ob.quiet_unknown and rewrite.nonlinear(ob.goal):
+            cases = rewrite.sufficient(ob.goal, self._rules(local), self.ranges, self._is_input)
+            if cases is not None and all(isinstance(self.prover.find_violation(g, local + facts), Proved)
+                                         for facts, g in cases):
+                self.stats.by_rewrite += 1
+                return None
         if isinstance(verdict, Unknown):
             if ob.quiet_unknown:
                 return None
@@ -329,13 +342,13 @@ class KernelAnalysis:
 
     def _extra(self, fn: Callable, *args: object) -> object:
         """`fn(*args)` while the kernel's budget for the extras of findings lasts, else None."""
-        if self.extras_seconds >= EXTRAS_BUDGET_S:
+        if self.extras_queries >= EXTRAS_QUERY_BUDGET:
             return None
-        t0 = time.perf_counter()
+        before = self.prover.queries
         try:
             return fn(*args)
         finally:
-            self.extras_seconds += time.perf_counter() - t0
+            self.extras_queries += self.prover.queries - before
 
     def _nicer_model(self, ob: Obligation, local: list, inputs: list) -> dict | None:
         """A counterexample with realistic shapes (multiples of 128 first), when one exists."""
@@ -436,6 +449,11 @@ class KernelAnalysis:
             if self.prover.proves_with(cand, ob.goal, local):
                 return f"assert {self.show(cand)}"
         return None
+
+
+def _is_input(info: dict, s: object) -> bool:
+    i = info.get(s)
+    return i is not None and i.role in INPUT_ROLES
 
 
 def prove_cheaply(goal: E.BExpr, ranges: dict, bounds: dict) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 from compiler import expr as E
 
-from .solver import Translator, make_solver, relevant
+from .solver import Translator, Z3Context, make_solver, relevant
 
 DECIDE_RLIMIT = 300_000
 # solver calls the front end may make per file on branch conditions; past it, only intervals decide (an
@@ -21,8 +21,10 @@ DECIDE_BUDGET = 150
 
 
 class SolverOracle:
-    def __init__(self, timeout_ms: int = 200, cache: dict | None = None, budget: int = DECIDE_BUDGET) -> None:
+    def __init__(self, timeout_ms: int = 200, cache: dict | None = None, budget: int = DECIDE_BUDGET,
+                 context: Z3Context | None = None) -> None:
         self.timeout_ms = timeout_ms
+        self.context = context
         self.budget = budget
         self.solved = 0
         self._tr: Translator | None = None
@@ -57,7 +59,7 @@ class SolverOracle:
 
     def _solve(self, cond: E.BExpr, facts: E.BExpr, kb: Any) -> bool | None:
         if self._tr is None:
-            self._tr = Translator()
+            self._tr = Translator(self.context.get() if self.context is not None else None)
         tr = self._tr
         z3 = tr.z3
         base = [facts] + [a.cond for a in kb.assumptions]

@@ -43,9 +43,9 @@ def refutes(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
             g2 = E.simplify_in(goal, r2)
             if g2 == goal:
                 return False
-            f2 = [E.simplify_in(f, r2) for f in facts] + [case]
-            if E.FALSE in f2:
-                continue
+            f2 = _pinned([E.simplify_in(f, r2) for f in facts] + [case], r2)
+            if f2 is None:
+                continue  # this case cannot happen
             if not refutes(g2, f2, is_exec, r2, prove, depth + 1):
                 return False
         return True
@@ -85,6 +85,23 @@ def refutes(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
         if g == E.FALSE or E.decide(g, ranges) is False:
             return True
     return False
+
+
+def _pinned(facts: list, ranges: dict) -> list | None:
+    """The facts with the symbols their ranges fix replaced by those values, refining the ranges in place
+    (a case with one program: `p < n` and `n == 1` make `p` 0); None when they contradict each other."""
+    for _ in range(3):
+        for f in facts:
+            E.refine_ranges(ranges, f)
+        fixed = {s: E.Const(iv.lo) for s, iv in ranges.items()
+                 if isinstance(s, E.Sym) and iv.lo is not None and iv.lo == iv.hi}
+        new = [E.simplify_in(E.substitute(f, fixed), ranges) for f in facts] if fixed else facts
+        if E.FALSE in new or any(iv.lo is not None and iv.hi is not None and iv.lo > iv.hi for iv in ranges.values()):
+            return None
+        if new == facts:
+            break
+        facts = new
+    return facts
 
 
 def _case(eqs: list, is_exec: Callable) -> E.BExpr | None:

@@ -74,3 +74,73 @@ def proves(goal: E.BExpr, rule: dict, ranges: dict) -> bool:
     if g == E.TRUE:
         return True
     return E.decide(E.simplify_in(g, ranges), ranges) is True
+
+
+def sufficient(goal: E.BExpr, rule: dict, ranges: dict, is_input: Callable, depth: int = 0) -> list | None:
+    """Simpler goals that together imply `goal`: [(case facts, goal')], or None when none is found.
+
+    The rules are applied; a conditional on inputs is split into its two cases (each with the symbols its
+    ranges then fix replaced by their values); and an equality whose terms share a factor, f*r == 0, is
+    reduced to r == 0 (sufficient whatever the sign of f).  What is left is often linear, for the solver."""
+    g = goal
+    for _ in range(MAX_ROUNDS):
+        h = E.substitute(g, rule) if rule else g
+        if h == g:
+            break
+        g = h
+    if g == E.TRUE:
+        return []
+    cond = _input_condition(g, is_input) if depth < 2 else None
+    if cond is not None:
+        out: list = []
+        for case in (cond, E.bnot(cond)):
+            r2 = dict(ranges)
+            E.refine_ranges(r2, case)
+            fixed = {s: E.Const(iv.lo) for s, iv in r2.items()
+                     if isinstance(s, E.Sym) and is_input(s) and iv.lo is not None and iv.lo == iv.hi}
+            g2 = E.simplify_in(E.substitute(g, fixed) if fixed else g, r2)
+            if g2 == g:
+                return None
+            sub = sufficient(g2, rule, r2, is_input, depth + 1)
+            if sub is None:
+                return None
+            out.extend(([case, *facts], h) for facts, h in sub)
+        return out
+    reduced = _cancel_factor(g)
+    return None if reduced is None else [([], reduced)]
+
+
+def _input_condition(b: E.BExpr, is_input: Callable) -> E.BExpr | None:
+    """The condition of a conditional expression in `b` that only inputs decide."""
+    stack = [b]
+    seen: set = set()
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, E.Ite) and all(is_input(s) for s in E.free_syms(e.cond) if isinstance(s, E.Sym)):
+            return e.cond
+        if isinstance(e, (E.Expr, E.BExpr)):
+            stack.extend(E.children(e))
+    return None
+
+
+def _cancel_factor(g: E.BExpr) -> E.BExpr | None:
+    """f*r == 0 as r == 0, for the common non-constant factor f of every term (None if there is none)."""
+    if not (isinstance(g, E.Cmp) and g.op == E.EQ):
+        return None
+    e = g.e
+    changed = False
+    while True:
+        terms, c = E._linear_parts(e)
+        if c or not terms:
+            break
+        first = next(iter(terms))
+        f = next((x for x in (first.factors if isinstance(first, E.Mul) else (first,))
+                  if all(E._exact_quotient(a, x) is not None for a in terms)), None)
+        if f is None:
+            break
+        e = E.add(*[E.mul(k, E._exact_quotient(a, f)) for a, k in terms.items()])
+        changed = True
+    return E.eq(e, 0) if changed else None

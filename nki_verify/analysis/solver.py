@@ -42,14 +42,29 @@ def _z3() -> Any:
     return z3
 
 
+class Z3Context:
+    """The z3 context of one file's analysis, made on first use (most files never reach the solver).
+
+    One per file: z3's search depends on the order its terms were created in, so a context shared across
+    files would make a verdict near the resource limit depend on what was analysed before.  And only one at a
+    time: while two z3 contexts exist, hard queries run about ten times slower (measured with z3 5.4), so
+    the analysis drops its context when the file is done (nothing outside it holds z3 objects)."""
+
+    def __init__(self) -> None:
+        self._ctx: Any = None
+
+    def get(self) -> Any:
+        if self._ctx is None:
+            self._ctx = _z3().Context()
+        return self._ctx
+
+
 class Translator:
     """compiler.expr -> z3 terms, memoised per kernel."""
 
     def __init__(self, ctx: Any = None, abstract: bool = False) -> None:
         self.z3 = _z3()
-        # a context of its own: z3's search depends on the order its terms were created in, so a shared
-        # context would make a verdict near the resource limit depend on what was analysed before
-        self.ctx = ctx if ctx is not None else self.z3.Context()
+        self.ctx = ctx if ctx is not None else self.z3.main_ctx()
         # non-linear terms (products of unknowns, division by an unknown) as opaque integers: a weaker but
         # linear question, whose `unsat` still proves the original
         self.abstract = abstract
@@ -168,7 +183,8 @@ def relevant(goal_syms: set, facts: list) -> list:
     return out
 
 
-CONCRETE_ATTEMPTS = 6
+CONCRETE_ATTEMPTS = 3
+CONCRETE_MAX_SIZE = 4000  # expression nodes of a query worth substituting into
 _SIZES = (1, 2, 3, 4, 8, 16, 32, 64, 96, 128, 256, 384, 512, 1024, 2048, 4096)
 
 
@@ -183,6 +199,12 @@ def _candidate(x: E.Sym, attempt: int, iv: Any) -> int:
         if iv.lo is not None and v < iv.lo:
             v = iv.lo
     return v
+
+
+def _quantified(b: Any) -> bool:
+    if isinstance(b, E.Exists):
+        return True
+    return isinstance(b, (E.BAnd, E.BOr, E.BNot)) and any(_quantified(c) for c in E.children(b))
 
 
 def _to_cache(v: Any, order: dict) -> Any:
@@ -205,8 +227,9 @@ class Prover:
     """Answers obligations for one kernel under its global facts."""
 
     def __init__(self, base_facts: Iterable[E.BExpr], timeout_ms: int, cache: dict | None = None,
-                 inputs: Any = None, ranges: dict | None = None) -> None:
+                 inputs: Any = None, ranges: dict | None = None, context: Z3Context | None = None) -> None:
         self.timeout_ms = timeout_ms
+        self.context = context
         # which symbols are inputs (a callable), and their known intervals: for trying concrete inputs
         self.inputs = inputs
         self.ranges = ranges or {}
@@ -256,7 +279,7 @@ class Prover:
     @property
     def tr(self) -> Translator:
         if self._tr is None:
-            self._tr = Translator()
+            self._tr = Translator(self.context.get() if self.context is not None else None)
         return self._tr
 
     def _solver(self, goal: E.BExpr, facts: Iterable[E.BExpr], rlimit: int = RLIMIT) -> tuple:
@@ -308,10 +331,11 @@ class Prover:
                 out = Violated(self._model(s.model()))
             else:
                 out = Unknown(s.reason_unknown() or "solver gave up")
-                proved, hint = self._linear_proof(goal, keep)
+                # second chances, but not for the quantified questions (whose undecided verdicts are quiet)
+                proved, hint = (False, None) if _quantified(goal) else self._linear_proof(goal, keep)
                 if proved:
                     out = PROVED
-                else:
+                elif not _quantified(goal):
                     model = self._concrete_violation(goal, keep, hint)
                     if model is not None:
                         out = Violated(model)
@@ -357,7 +381,7 @@ class Prover:
         for e in keep:
             syms |= E.free_syms(e)
         ins = sorted((x for x in syms if isinstance(x, E.Sym) and self.inputs(x)), key=lambda x: x.uid)
-        if not ins:
+        if not ins or E.size(goal) + sum(E.size(f) for f in keep) > CONCRETE_MAX_SIZE:
             return None
         ranges = dict(self.ranges)
         for e in keep:

@@ -1,0 +1,204 @@
+"""The cheap provers in front of z3: distinct digits (radix), equalities as rules (rewrite), and the second
+chances after an undecided query (a linear abstraction, concrete inputs).  Each is checked for what it
+proves and, by brute force over small values, that it never proves something false."""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import os
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler import expr as E
+from nki_verify import analyze_source
+from nki_verify.analysis import radix, rewrite
+from nki_verify.analysis.solver import Proved, Prover, Violated
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def sym(name: str, uid: int, kind: str = "input") -> E.Sym:
+    return E.Sym(name, uid, kind)
+
+
+W, G, K, N, D = (sym(n, i) for i, n in enumerate(["W", "G", "K", "N", "D"], 1))
+EXEC_UIDS = 1000
+
+
+def is_exec(s: object) -> bool:
+    return isinstance(s, E.Sym) and s.uid >= EXEC_UIDS
+
+
+def prover(base: list) -> Prover:
+    return Prover(base, 2000)
+
+
+def proved_by(p: Prover):
+    return lambda cond, facts: isinstance(p.find_violation(cond, facts), Proved)
+
+
+def two(name: str, uid: int) -> tuple:
+    return sym(f"{name}_p", EXEC_UIDS + 2 * uid), sym(f"{name}_q", EXEC_UIDS + 2 * uid + 1)
+
+
+def in_range(x: E.Sym, lo: E.IntLike, hi: E.IntLike) -> list:
+    return [E.ge(x, lo), E.lt(x, hi)]
+
+
+def race_goal(addr_p: E.Expr, addr_q: E.Expr, pid_p: E.Sym, pid_q: E.Sym) -> E.BExpr:
+    return E.bor(E.ne(addr_p, addr_q), E.eq(pid_p, pid_q))
+
+
+# ----------------------------------------------------------------------------- radix
+
+
+def test_column_halves_of_a_symbolic_width_do_not_overlap():
+    # out[row, pid*(W//G) + col]: each of G cores writes its own W//G columns of every row
+    (pid_p, pid_q), (col_p, col_q), (row_p, row_q) = two("pid", 0), two("col", 1), two("row", 2)
+    half = E.floordiv(W, G)
+    base = [E.ge(W, 1), E.ge(G, 1), E.le(G, 2), E.eq(E.mod(W, G), 0)]
+    facts = []
+    for pid, col, row in ((pid_p, col_p, row_p), (pid_q, col_q, row_q)):
+        facts += in_range(pid, 0, G) + in_range(col, 0, half) + in_range(row, 0, 128)
+    facts.append(E.ne(pid_p, pid_q))
+
+    def addr(pid: E.Sym, col: E.Sym, row: E.Sym) -> E.Expr:
+        return E.add(E.mul(W, row), E.mul(pid, half), col)
+
+    goal = race_goal(addr(pid_p, col_p, row_p), addr(pid_q, col_q, row_q), pid_p, pid_q)
+    ranges = {G: E.Interval(1, 2), W: E.Interval(1, None)}
+    assert radix.refutes(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
+
+
+def test_a_tile_clipped_by_min_is_one_compound_digit():
+    # col < min(512, W//G - 512*j): the column j*512 + col stays inside the core's W//G columns
+    (pid_p, pid_q), (col_p, col_q), (j_p, j_q) = two("pid", 0), two("col", 1), two("j", 2)
+    half = E.floordiv(W, G)
+    base = [E.ge(W, 1), E.ge(G, 1), E.le(G, 2), E.eq(E.mod(W, G), 0)]
+    facts = []
+    for pid, col, j in ((pid_p, col_p, j_p), (pid_q, col_q, j_q)):
+        facts += in_range(pid, 0, G) + in_range(j, 0, E.ceildiv(half, 512))
+        facts += [E.ge(col, 0), E.lt(col, E.minimum(512, E.sub(half, E.mul(512, j))))]
+    facts.append(E.ne(pid_p, pid_q))
+
+    def addr(pid: E.Sym, col: E.Sym, j: E.Sym) -> E.Expr:
+        return E.add(E.mul(pid, half), E.mul(512, j), col)
+
+    goal = race_goal(addr(pid_p, col_p, j_p), addr(pid_q, col_q, j_q), pid_p, pid_q)
+    ranges = {G: E.Interval(1, 2), W: E.Interval(1, None)}
+    assert radix.refutes(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
+
+
+def test_overlapping_shards_are_not_refuted():
+    # pid*(W//(2G)) with columns up to W//G: the shards overlap, nothing may be proved
+    (pid_p, pid_q), (col_p, col_q) = two("pid", 0), two("col", 1)
+    half = E.floordiv(W, G)
+    quarter = E.floordiv(W, E.mul(2, G))
+    base = [E.ge(W, 1), E.ge(G, 1), E.le(G, 2)]
+    facts = in_range(pid_p, 0, G) + in_range(pid_q, 0, G) + in_range(col_p, 0, half) + in_range(col_q, 0, half)
+    facts.append(E.ne(pid_p, pid_q))
+    goal = race_goal(E.add(E.mul(pid_p, quarter), col_p), E.add(E.mul(pid_q, quarter), col_q), pid_p, pid_q)
+    ranges = {G: E.Interval(1, 2), W: E.Interval(1, None)}
+    assert not radix.refutes(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
+
+
+@settings(deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 4)), min_size=1, max_size=4), st.integers(0, 3))
+def test_radix_never_refutes_a_real_collision(digits, target):
+    """Digits with constant place values and widths: whenever refutes() says two executions that differ in
+    one digit never share an address, enumeration agrees."""
+    target %= len(digits)
+    xs = [two(f"d{i}", i) for i in range(len(digits))]
+    facts = []
+    for (x_p, x_q), (_, width) in zip(xs, digits):
+        facts += in_range(x_p, 0, width) + in_range(x_q, 0, width)
+    t_p, t_q = xs[target]
+    facts.append(E.ne(t_p, t_q))
+    addr_p = E.add(*[E.mul(c, x_p) for (x_p, _), (c, _) in zip(xs, digits)])
+    addr_q = E.add(*[E.mul(c, x_q) for (_, x_q), (c, _) in zip(xs, digits)])
+    goal = race_goal(addr_p, addr_q, t_p, t_q)
+    claimed = radix.refutes(goal, facts, is_exec, {}, proved_by(prover([])))
+    collision = False
+    spans = [range(w) for _, w in digits]
+    for a in itertools.product(*spans):
+        for b in itertools.product(*spans):
+            if a[target] != b[target] and sum(c * v for (c, _), v in zip(digits, a)) == \
+                    sum(c * v for (c, _), v in zip(digits, b)):
+                collision = True
+                break
+        if collision:
+            break
+    assert not (claimed and collision)
+    if len(digits) == 1:
+        assert claimed  # one digit: different values are different addresses
+
+
+# ----------------------------------------------------------------------------- rewrite
+
+
+def test_rules_prove_an_element_count_through_a_divisibility_fact():
+    # reshape (K,) -> (G, N // G, D) under K == N*D and N % G == 0
+    facts = [E.eq(K, E.mul(N, D)), E.eq(E.mod(N, G), 0)]
+    rule = rewrite.rules(facts, lambda s: True)
+    goal = E.eq(E.mul(E.mul(D, G), E.floordiv(N, G)), K)
+    assert rewrite.nonlinear(goal)
+    assert rewrite.proves(goal, rule, {})
+    assert not rewrite.proves(E.eq(E.mul(E.mul(D, G), E.floordiv(N, G)), E.add(K, 1)), rule, {})
+    # without the divisibility fact the count really can differ (N=3, G=2): nothing is proved
+    assert not rewrite.proves(goal, rewrite.rules(facts[:1], lambda s: True), {})
+
+
+def test_rules_never_rewrite_execution_symbols():
+    i = sym("i", EXEC_UIDS)
+    rule = rewrite.rules([E.eq(i, N)], lambda s: not is_exec(s))
+    assert i not in rule
+
+
+# ----------------------------------------------------------------------------- second chances
+
+
+def test_linear_abstraction_proves_what_the_products_do_not_affect():
+    i = sym("i", EXEC_UIDS)
+    n = sym("n", 50)
+    p = Prover([E.ge(n, 1), E.le(E.mul(K, N), 131072)], 2000)
+    goal = E.ge(E.minimum(128, E.sub(n, E.mul(128, i))), 0)
+    proved, _ = p._linear_proof(goal, [E.ge(i, 0), E.lt(E.mul(128, i), n), E.le(E.mul(K, N), 131072)])
+    assert proved
+    proved, hint = p._linear_proof(E.ge(E.minimum(128, E.sub(n, E.mul(128, i))), 1), [E.ge(i, 0)])
+    assert not proved and hint is not None
+
+
+def test_concrete_inputs_give_a_real_counterexample():
+    p = Prover([E.ge(N, 1), E.ge(D, 1), E.ge(K, 1)], 2000, inputs=lambda s: not is_exec(s))
+    goal = E.eq(E.mul(N, D), K)
+    model = p._concrete_violation(goal, [E.ge(N, 1), E.ge(D, 1), E.ge(K, 1)], None)
+    assert model is not None
+    assert model[N] * model[D] != model[K]
+    assert p._concrete_violation(E.ge(E.mul(N, D), 1), [E.ge(N, 1), E.ge(D, 1)], None) is None
+
+
+def test_a_violation_found_at_concrete_inputs_is_reported_as_violated():
+    p = Prover([E.ge(N, 1), E.ge(D, 1)], 2000, inputs=lambda s: not is_exec(s))
+    r = p.find_violation(E.le(E.mul(N, D), 4096), [])
+    assert isinstance(r, Violated)
+    assert r.model[N] * r.model[D] > 4096
+
+
+# ----------------------------------------------------------------------------- z3 contexts
+
+
+def test_an_analysis_leaves_no_z3_context_alive():
+    """Hard queries run about ten times slower while two z3 contexts exist: a file's analysis must drop its
+    own when it is done (nothing else may hold z3 objects)."""
+    import z3
+
+    def alive() -> int:
+        return sum(1 for o in gc.get_objects() if isinstance(o, z3.Context))
+
+    path = os.path.join(HERE, "kernels", "b2_lnc_races.py")
+    before = alive()
+    result = analyze_source(open(path, encoding="utf-8").read(), path)
+    assert sum(k.solver_queries for k in result.kernels) > 0  # the analysis did use the solver
+    assert alive() == before
