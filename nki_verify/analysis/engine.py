@@ -243,12 +243,7 @@ class KernelAnalysis:
                 return None
             if simpler != ob.goal and simpler != E.FALSE:
                 ob = dataclasses.replace(ob, goal=simpler)
-            if ob.code in RADIX_CODES and radix.refutes(ob.goal, local + self.base, self._is_exec, ranges,
-                                                            self._side_proved):
-                self.stats.by_radix += 1
-                return None
-            if rewrite.nonlinear(ob.goal) and rewrite.proves(ob.goal, self._rules(local), ranges):
-                self.stats.by_rewrite += 1
+            if self._cheap_proof(ob, local, ranges):
                 return None
         if ob.quiet_unknown:
             if self.quiet_queries >= QUIET_QUERY_BUDGET:
@@ -260,6 +255,23 @@ class KernelAnalysis:
             finally:
                 self.quiet_queries += self.prover.queries - before
         return self._decide(ob, local, syms)
+
+    def _cheap_proof(self, ob: Obligation, local: list, ranges: dict) -> bool:
+        """Distinct digits (NKI401/402) or rewriting by the facts' equalities; the verdict is kept in the
+        solver cache under the exact question, like the solver's (an unchanged obligation of a re-analysed
+        file is not worked out again)."""
+        key = ("cheap=", ob.code, ob.goal, tuple(local), tuple(self.base))
+        hit = self.prover.cache.get(key)
+        if hit is None:
+            hit = "radix" if ob.code in RADIX_CODES and radix.refutes(
+                ob.goal, local + self.base, self._is_exec, ranges, self._side_proved) else \
+                "rewrite" if rewrite.nonlinear(ob.goal) and rewrite.proves(ob.goal, self._rules(local), ranges) else ""
+            self.prover.cache[key] = hit
+        if hit == "radix":
+            self.stats.by_radix += 1
+        elif hit == "rewrite":
+            self.stats.by_rewrite += 1
+        return bool(hit)
 
     def _rules(self, local: list) -> dict:
         """Rewriting rules from the kernel's equalities (once) and the node's own."""
