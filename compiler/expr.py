@@ -1144,6 +1144,13 @@ def refine_ranges(ranges: dict, cond: BExpr) -> None:
         ranges[s] = Interval(lo, hi)
 
 
+def fixed_by(ranges: Mapping) -> dict:
+    """The symbols whose intervals hold one value, as constants: a substitution valid wherever the ranges
+    hold."""
+    return {s: Const(iv.lo) for s, iv in ranges.items()
+            if isinstance(s, Sym) and iv.lo is not None and iv.lo == iv.hi}
+
+
 # ----------------------------------------------------------------------------- simplification under ranges
 
 

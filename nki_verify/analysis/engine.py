@@ -263,9 +263,13 @@ class KernelAnalysis:
         key = ("cheap=", ob.code, ob.goal, tuple(local), tuple(self.base))
         hit = self.prover.cache.get(key)
         if hit is None:
-            hit = "radix" if ob.code in RADIX_CODES and radix.refutes(
-                ob.goal, local + self.base, self._is_exec, ranges, self._side_proved) else \
-                "rewrite" if rewrite.nonlinear(ob.goal) and rewrite.proves(ob.goal, self._rules(local), ranges) else ""
+            if ob.code in RADIX_CODES and radix.refutes(ob.goal, local + self.base, self._is_exec, ranges,
+                                                        self._side_proved):
+                hit = "radix"
+            elif rewrite.nonlinear(ob.goal) and rewrite.proves(ob.goal, self._rules(local), ranges):
+                hit = "rewrite"
+            else:
+                hit = ""
             self.prover.cache[key] = hit
         if hit == "radix":
             self.stats.by_radix += 1
@@ -299,8 +303,7 @@ class KernelAnalysis:
         if ob.definite:
             # an input-dependent condition (a capacity that large inputs exceed): a finding only when no
             # admissible input, whatever the values the front end could not determine, satisfies it
-            execs = [x for x in syms if isinstance(x, E.Sym) and (self.info.get(x) is None
-                                                                   or self.info[x].role not in INPUT_ROLES)]
+            execs = [x for x in syms if self._is_exec(x)]
             if self.prover.sometimes_fine(ob.goal, local, execs) is not False:
                 return None
         verdict = self.prover.find_violation(ob.goal, local)
@@ -327,8 +330,8 @@ class KernelAnalysis:
         if unknown and not ob.definite:
             labels = ", ".join(sorted(self.names(s) for s in unknown))
             return self._undecided(ob, f"it depends on {labels}, which the verifier could not determine")
-        inputs = [s for s in syms if self.info.get(s) is not None and self.info[s].role in INPUT_ROLES]
-        execs = [s for s in syms if isinstance(s, E.Sym) and s not in inputs]
+        inputs = [s for s in syms if self._is_input(s)]
+        execs = [s for s in syms if self._is_exec(s)]
         shown = _connected(set(E.free_syms(ob.goal)), local + self.base)
         severity = ob.floor or ERROR
         suggestion = None
@@ -420,9 +423,7 @@ class KernelAnalysis:
         is_input = lambda s: self.info.get(s) is not None and self.info[s].role in ("shape", "scalar")  # noqa: E731
         solved = _solved_bounds(ob.goal, is_input)
         # with each loop/pattern index at its worst end, a bound on the input that sets the range
-        pinned = {x: E.Const(r.lo) for x in E.free_syms(ob.goal) if (r := self.ranges.get(x)) is not None
-                  and r.lo is not None and r.lo == r.hi}  # dimensions the kernel's asserts fix
-        goal = E.substitute(ob.goal, pinned) if pinned else ob.goal
+        goal = E.substitute(ob.goal, E.fixed_by(self.ranges))  # dimensions the kernel's asserts fix
         worst = _at_worst(goal, self._bounds(set(E.free_syms(goal)), local))
         if worst is not None:
             solved += [c for c in _solved_bounds(worst, is_input) if c not in solved]

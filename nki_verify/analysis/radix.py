@@ -30,7 +30,7 @@ def refutes(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
     """True when `facts and not goal` is shown unsatisfiable by equating digits.
 
     `prove(cond, facts)` decides a side condition over input symbols (True only when proved)."""
-    eqs, _ = _equations(E.bnot(goal))
+    eqs = _equations(E.bnot(goal))
     if not eqs:
         return False
     cond = _case(eqs, is_exec) if depth < 2 else None
@@ -93,8 +93,7 @@ def _pinned(facts: list, ranges: dict) -> list | None:
     for _ in range(3):
         for f in facts:
             E.refine_ranges(ranges, f)
-        fixed = {s: E.Const(iv.lo) for s, iv in ranges.items()
-                 if isinstance(s, E.Sym) and iv.lo is not None and iv.lo == iv.hi}
+        fixed = E.fixed_by(ranges)
         new = [E.simplify_in(E.substitute(f, fixed), ranges) for f in facts] if fixed else facts
         if E.FALSE in new or any(iv.lo is not None and iv.hi is not None and iv.lo > iv.hi for iv in ranges.values()):
             return None
@@ -109,17 +108,17 @@ def _case(eqs: list, is_exec: Callable) -> E.BExpr | None:
     for e in eqs:
         terms, _ = E._linear_parts(e)
         for atom in terms:
-            for f in atom.factors if isinstance(atom, E.Mul) else (atom,):
+            for f in E._atom_factors(atom):
                 if isinstance(f, E.Ite) and not any(is_exec(s) for s in E.free_syms(f.cond)) and any(
                         is_exec(s) for s in E.free_syms(f)):
                     return f.cond
     return None
 
 
-def _equations(b: E.BExpr) -> tuple:
+def _equations(b: E.BExpr) -> list:
+    """The `e == 0` conjuncts of `b`, as the expressions e."""
     parts = b.args if isinstance(b, E.BAnd) else (b,)
-    eqs = [p.e for p in parts if isinstance(p, E.Cmp) and p.op == E.EQ]
-    return eqs, [p for p in parts if not (isinstance(p, E.Cmp) and p.op == E.EQ)]
+    return [p.e for p in parts if isinstance(p, E.Cmp) and p.op == E.EQ]
 
 
 def _exec_pair(e: E.Expr, is_exec: Callable) -> bool:
@@ -135,7 +134,7 @@ def _digits(e: E.Expr, is_exec: Callable) -> list | None:
         return None
     coef: dict = {}
     for atom, k in terms.items():
-        factors = atom.factors if isinstance(atom, E.Mul) else (atom,)
+        factors = E._atom_factors(atom)
         ex = [f for f in factors if any(is_exec(s) for s in E.free_syms(f))]
         if len(ex) != 1 or not isinstance(ex[0], E.Sym):
             return None  # an input-only part that does not cancel, or a product of two indices
@@ -276,6 +275,15 @@ def _width(bounds: "_Bounds", xs: list) -> E.Expr | None:
     return E.add(E.sub(E.add(*[E.mul(r, h) for (r, _), h in zip(xs, his)]), lo), 1)
 
 
+def _pair_width(bounds: "_Bounds", members: list) -> E.Expr | None:
+    """The width of a digit [(k, x, y)] in both executions (x's side and y's), or None when unknown."""
+    wp = _width(bounds, [(k, x) for k, x, _ in members])
+    wq = _width(bounds, [(k, y) for k, _, y in members])
+    if wp is None or wq is None:
+        return None
+    return wp if wp == wq else E.maximum(wp, wq)
+
+
 def _equal_digits(pairs: list, bounds: "_Bounds", side: list, ranges: dict, prove: Callable,
                   budget: list) -> list:
     """The pairs (x, y) that sum c_k*(x_k - y_k) == 0 forces equal.
@@ -304,11 +312,10 @@ def _equal_digits(pairs: list, bounds: "_Bounds", side: list, ranges: dict, prov
                 digits.append(d)
                 continue
             c, members = d
-            wp = _width(bounds, [(k, x) for k, x, _ in members])
-            wq = _width(bounds, [(k, y) for k, _, y in members])
-            if wp is None or wq is None:
+            w = _pair_width(bounds, members)
+            if w is None:
                 break
-            digits.append((c, wp if wp == wq else E.maximum(wp, wq), members))
+            digits.append((c, w, members))
         else:
             out = _radix(digits, bounds, side, ranges, prove, budget)
             if out:
@@ -345,7 +352,7 @@ def _fact_compounds(digits: list, bounds: "_Bounds", side: list, prove: Callable
         for atom, k in terms.items():
             if not any(bounds.is_exec(v) for v in E.free_syms(atom)):
                 continue  # part of the bound
-            factors = atom.factors if isinstance(atom, E.Mul) else (atom,)
+            factors = E._atom_factors(atom)
             xs = [g for g in factors if g in place]
             if len(xs) != 1 or xs[0] in taken or any(bounds.is_exec(v) for g in factors if g is not xs[0]
                                                      for v in E.free_syms(g)):
@@ -389,10 +396,10 @@ def _radix(digits: list, bounds: "_Bounds", side: list, ranges: dict, prove: Cal
             continue
         inner = []
         for k, x, y in members:
-            wx, wy = _width(bounds, [(E.ONE, x)]), _width(bounds, [(E.ONE, y)])
-            if wx is None or wy is None:
+            w = _pair_width(bounds, [(E.ONE, x, y)])
+            if w is None:
                 break
-            inner.append((k, wx if wx == wy else E.maximum(wx, wy), [(E.ONE, x, y)]))
+            inner.append((k, w, [(E.ONE, x, y)]))
         else:
             if _chain(inner, side, ranges, prove, budget):
                 out.extend(m[0][1:] for _, _, m in inner)

@@ -59,21 +59,23 @@ def rules(facts: list, keep: Callable) -> dict:
     return out
 
 
-def proves(goal: E.BExpr, rule: dict, ranges: dict) -> bool:
-    """Is the goal TRUE once the rules are applied (to a fixpoint, at most MAX_ROUNDS times)?"""
-    if not rule:
-        return False
+def _applied(goal: E.BExpr, rule: dict) -> E.BExpr:
+    """The goal with the rules applied to a fixpoint (at most MAX_ROUNDS times)."""
     g = goal
-    for _ in range(MAX_ROUNDS):
+    for _ in range(MAX_ROUNDS if rule else 0):
         h = E.substitute(g, rule)
         if h == g:
             break
         g = h
-        if g == E.TRUE:
-            return True
-    if g == E.TRUE:
-        return True
-    return E.decide(E.simplify_in(g, ranges), ranges) is True
+    return g
+
+
+def proves(goal: E.BExpr, rule: dict, ranges: dict) -> bool:
+    """Is the goal TRUE once the rules are applied?"""
+    if not rule:
+        return False
+    g = _applied(goal, rule)
+    return g == E.TRUE or E.decide(E.simplify_in(g, ranges), ranges) is True
 
 
 def sufficient(goal: E.BExpr, rule: dict, ranges: dict, is_input: Callable, depth: int = 0) -> list | None:
@@ -82,12 +84,7 @@ def sufficient(goal: E.BExpr, rule: dict, ranges: dict, is_input: Callable, dept
     The rules are applied; a conditional on inputs is split into its two cases (each with the symbols its
     ranges then fix replaced by their values); and an equality whose terms share a factor, f*r == 0, is
     reduced to r == 0 (sufficient whatever the sign of f).  What is left is often linear, for the solver."""
-    g = goal
-    for _ in range(MAX_ROUNDS):
-        h = E.substitute(g, rule) if rule else g
-        if h == g:
-            break
-        g = h
+    g = _applied(goal, rule)
     if g == E.TRUE:
         return []
     cond = _input_condition(g, is_input) if depth < 2 else None
@@ -96,8 +93,7 @@ def sufficient(goal: E.BExpr, rule: dict, ranges: dict, is_input: Callable, dept
         for case in (cond, E.bnot(cond)):
             r2 = dict(ranges)
             E.refine_ranges(r2, case)
-            fixed = {s: E.Const(iv.lo) for s, iv in r2.items()
-                     if isinstance(s, E.Sym) and is_input(s) and iv.lo is not None and iv.lo == iv.hi}
+            fixed = {s: v for s, v in E.fixed_by(r2).items() if is_input(s)}
             g2 = E.simplify_in(E.substitute(g, fixed) if fixed else g, r2)
             if g2 == g:
                 return None
@@ -137,7 +133,7 @@ def _cancel_factor(g: E.BExpr) -> E.BExpr | None:
         if c or not terms:
             break
         first = next(iter(terms))
-        f = next((x for x in (first.factors if isinstance(first, E.Mul) else (first,))
+        f = next((x for x in E._atom_factors(first)
                   if all(E._exact_quotient(a, x) is not None for a in terms)), None)
         if f is None:
             break

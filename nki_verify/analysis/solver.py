@@ -332,12 +332,12 @@ class Prover:
             else:
                 out = Unknown(s.reason_unknown() or "solver gave up")
                 # second chances, but not for the quantified questions (whose undecided verdicts are quiet)
-                proved, hint = (False, None) if _quantified(goal) else self._linear_proof(goal, keep)
-                if proved:
-                    out = PROVED
-                elif not _quantified(goal):
-                    model = self._concrete_violation(goal, keep, hint)
-                    if model is not None:
+                if not _quantified(goal):
+                    proved, hint = self._linear_proof(goal, keep)
+                    model = None if proved else self._concrete_violation(goal, keep, hint)
+                    if proved:
+                        out = PROVED
+                    elif model is not None:
                         out = Violated(model)
         except z3.Z3Exception as exc:
             out = Unknown(str(exc))
