@@ -25,9 +25,12 @@ class Expr:
 
     __slots__ = ("_hash", "_key", "_syms", "_size")
 
-    def _init(self, key: tuple) -> None:
+    def _init(self, key: tuple, h: tuple) -> None:
+        # `h` is the key with each sub-expression's key replaced by its hash: hashing it is constant work (a
+        # nested key would be hashed whole), and holds no strings, so hashes, and the iteration order of sets
+        # of symbols, are the same in every process (PYTHONHASHSEED)
         self._key = key
-        self._hash = hash(key)
+        self._hash = hash(h)
         self._syms: frozenset | None = None
         self._size = 0
 
@@ -59,7 +62,7 @@ class Const(Expr):
 
     def __init__(self, value: int) -> None:
         self.value = int(value)
-        self._init((0, self.value))
+        self._init((0, self.value), (0, self.value))
 
 
 class Sym(Expr):
@@ -71,7 +74,7 @@ class Sym(Expr):
         self.name = name
         self.uid = uid
         self.kind = kind
-        self._init((1, uid, name, kind))
+        self._init((1, uid, name, kind), (1, uid))
 
 
 class Lin(Expr):
@@ -82,7 +85,7 @@ class Lin(Expr):
     def __init__(self, terms: tuple, const: int) -> None:
         self.terms = terms
         self.const = const
-        self._init((2, tuple((a._key, c) for a, c in terms), const))
+        self._init((2, tuple((a._key, c) for a, c in terms), const), (2, tuple((a._hash, c) for a, c in terms), const))
 
 
 class Mul(Expr):
@@ -92,7 +95,7 @@ class Mul(Expr):
 
     def __init__(self, factors: tuple) -> None:
         self.factors = factors
-        self._init((3, tuple(f._key for f in factors)))
+        self._init((3, tuple(f._key for f in factors)), (3, tuple(f._hash for f in factors)))
 
 
 class FloorDiv(Expr):
@@ -100,7 +103,7 @@ class FloorDiv(Expr):
 
     def __init__(self, a: Expr, b: Expr) -> None:
         self.a, self.b = a, b
-        self._init((4, a._key, b._key))
+        self._init((4, a._key, b._key), (4, a._hash, b._hash))
 
 
 class Mod(Expr):
@@ -108,7 +111,7 @@ class Mod(Expr):
 
     def __init__(self, a: Expr, b: Expr) -> None:
         self.a, self.b = a, b
-        self._init((5, a._key, b._key))
+        self._init((5, a._key, b._key), (5, a._hash, b._hash))
 
 
 class Min(Expr):
@@ -116,7 +119,7 @@ class Min(Expr):
 
     def __init__(self, args: tuple) -> None:
         self.args = args
-        self._init((6, tuple(x._key for x in args)))
+        self._init((6, tuple(x._key for x in args)), (6, tuple(x._hash for x in args)))
 
 
 class Max(Expr):
@@ -124,7 +127,7 @@ class Max(Expr):
 
     def __init__(self, args: tuple) -> None:
         self.args = args
-        self._init((7, tuple(x._key for x in args)))
+        self._init((7, tuple(x._key for x in args)), (7, tuple(x._hash for x in args)))
 
 
 class Ite(Expr):
@@ -132,7 +135,7 @@ class Ite(Expr):
 
     def __init__(self, cond: "BExpr", a: Expr, b: Expr) -> None:
         self.cond, self.a, self.b = cond, a, b
-        self._init((8, cond._key, a._key, b._key))
+        self._init((8, cond._key, a._key, b._key), (8, cond._hash, a._hash, b._hash))
 
 
 # ----------------------------------------------------------------------------- booleans
@@ -143,9 +146,9 @@ class BExpr:
 
     __slots__ = ("_hash", "_key", "_syms", "_size")
 
-    def _init(self, key: tuple) -> None:
-        self._key = key
-        self._hash = hash(key)
+    def _init(self, key: tuple, h: tuple) -> None:
+        self._key = key  # (see Expr._init)
+        self._hash = hash(h)
         self._syms: frozenset | None = None
         self._size = 0
 
@@ -177,7 +180,7 @@ class BConst(BExpr):
 
     def __init__(self, value: bool) -> None:
         self.value = bool(value)
-        self._init((20, self.value))
+        self._init((20, self.value), (20, self.value))
 
 
 class BSym(BExpr):
@@ -185,10 +188,11 @@ class BSym(BExpr):
 
     def __init__(self, name: str, uid: int) -> None:
         self.name, self.uid = name, uid
-        self._init((21, uid, name))
+        self._init((21, uid, name), (21, uid))
 
 
 LE, EQ, NE = "<=", "==", "!="
+_OPS = {NE: 0, LE: 1, EQ: 2}  # in hashes, which hold no strings
 
 
 class Cmp(BExpr):
@@ -198,7 +202,7 @@ class Cmp(BExpr):
 
     def __init__(self, op: str, e: Expr) -> None:
         self.op, self.e = op, e
-        self._init((22, op, e._key))
+        self._init((22, op, e._key), (22, _OPS[op], e._hash))
 
 
 class BAnd(BExpr):
@@ -206,7 +210,7 @@ class BAnd(BExpr):
 
     def __init__(self, args: tuple) -> None:
         self.args = args
-        self._init((23, tuple(a._key for a in args)))
+        self._init((23, tuple(a._key for a in args)), (23, tuple(a._hash for a in args)))
 
 
 class BOr(BExpr):
@@ -214,7 +218,7 @@ class BOr(BExpr):
 
     def __init__(self, args: tuple) -> None:
         self.args = args
-        self._init((24, tuple(a._key for a in args)))
+        self._init((24, tuple(a._key for a in args)), (24, tuple(a._hash for a in args)))
 
 
 class BNot(BExpr):
@@ -222,7 +226,7 @@ class BNot(BExpr):
 
     def __init__(self, a: BExpr) -> None:
         self.a = a
-        self._init((25, a._key))
+        self._init((25, a._key), (25, a._hash))
 
 
 class Exists(BExpr):
@@ -232,7 +236,7 @@ class Exists(BExpr):
 
     def __init__(self, vars: tuple, body: BExpr) -> None:
         self.vars, self.body = vars, body
-        self._init((26, tuple(v._key for v in vars), body._key))
+        self._init((26, tuple(v._key for v in vars), body._key), (26, tuple(v._hash for v in vars), body._hash))
 
 
 TRUE = BConst(True)

@@ -76,11 +76,26 @@ def analyze_source(text: str, path: str, options: Options | None = None) -> Veri
     cache = options.solver_cache if options.solver_cache is not None else {}
     context = Z3Context()  # the file's own, dropped with it
     try:
-        fr = frontend.analyze(text, path, fe_opts, SolverOracle(cache=cache, context=context), sources)
-    except Exception as exc:  # noqa: BLE001 - an internal failure becomes a located diagnostic, never a traceback
-        result.diagnostics = [_internal(path, exc)]
+        diags, fr = _analyse_file(text, path, options, fe_opts, sources, cache, context, result)
+    finally:
+        context.close()
+    if fr is None:
+        result.diagnostics = diags
         result.seconds = time.perf_counter() - t0
         return result
+    result.diagnostics = _finish(_dedupe(diags), text, path, options, sources)
+    result.read_paths = fr.read_paths
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _analyse_file(text: str, path: str, options: Options, fe_opts: frontend.Options, sources: SourceSet,
+                  cache: dict, context: Z3Context, result: VerifyResult) -> tuple:
+    """(diagnostics, front-end result or None); every z3 object it makes is unreachable once it returns."""
+    try:
+        fr = frontend.analyze(text, path, fe_opts, SolverOracle(cache=cache, context=context), sources)
+    except Exception as exc:  # noqa: BLE001 - an internal failure becomes a located diagnostic, never a traceback
+        return [_internal(path, exc)], None
     diags = [_front(issue) for issue in fr.issues]
     for kernel in fr.kernels:
         result.ir.append(kernel)
@@ -88,10 +103,7 @@ def analyze_source(text: str, path: str, options: Options | None = None) -> Veri
             diags.extend(_analyse_kernel(kernel, options, result, cache, context))
         except Exception as exc:  # noqa: BLE001
             diags.append(_internal(path, exc, kernel))
-    result.diagnostics = _finish(_dedupe(diags), text, path, options, sources)
-    result.read_paths = fr.read_paths
-    result.seconds = time.perf_counter() - t0
-    return result
+    return diags, fr
 
 
 def _finish(diags: list, text: str, path: str, options: Options, sources: SourceSet) -> list:

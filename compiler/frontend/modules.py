@@ -9,6 +9,7 @@ imports are resolved against that package root, the file's own directory
 from __future__ import annotations
 
 import ast
+import functools
 import os
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
@@ -97,6 +98,15 @@ def _project_roots(path: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=512)
+def _parse(path: str, text: str) -> ast.Module:
+    """The syntax tree of a module's text.  Trees are never modified (the front end only reads them and
+    keeps derived data on them, see astwalk), so one tree serves every analysis of the same text: a package's
+    shared modules are parsed once per process, not once per importing file (parsing was 8 % of a run over
+    nki-library)."""
+    return ast.parse(text, filename=path, type_comments=False)
+
+
 class ModuleIndex:
     """Parses and caches the project's modules for one analysis."""
 
@@ -121,8 +131,7 @@ class ModuleIndex:
         is_pkg = os.path.basename(ap) == "__init__.py"
         package = name if is_pkg else name.rpartition(".")[0]
         try:
-            tree = ast.parse(text, filename=ap, type_comments=False)
-            pm = ParsedModule(ap, name, package, text, tree)
+            pm = ParsedModule(ap, name, package, text, _parse(ap, text))
         except (SyntaxError, ValueError) as exc:
             err = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc))
             pm = ParsedModule(ap, name, package, text, None, err)
