@@ -948,11 +948,18 @@ def _ijoin(a: Interval, b: Interval) -> Interval:
 def interval(e: Expr, ranges: Mapping, nonzero_divisors: bool = False, memo: dict | None = None) -> Interval:
     """Sound interval of `e` given intervals for its symbols (missing = unbounded).  With
     `nonzero_divisors`, a divisor is taken as non-zero (the kernel divides by it, so it is not zero wherever
-    the kernel runs); `memo` caches sub-terms across calls on one expression DAG."""
+    the kernel runs); `memo` caches sub-terms across calls on one expression DAG (one is made per call
+    otherwise: sub-terms are shared, and a chain of conditionals would be walked once per path)."""
     if memo is not None:
         r = memo.get(e)
         if r is not None:
             return r
+    elif isinstance(e, Const):
+        return Interval(e.value, e.value)
+    elif isinstance(e, Sym):
+        return ranges.get(e, TOP)
+    else:
+        memo = {}
     nz, m = nonzero_divisors, memo
     if isinstance(e, Const):
         r = Interval(e.value, e.value)
@@ -987,6 +994,8 @@ def decide(b: BExpr, ranges: Mapping, nonzero_divisors: bool = False, memo: dict
     """True/False when interval reasoning settles `b`, else None (options as for `interval`)."""
     if isinstance(b, BConst):
         return b.value
+    if memo is None:
+        memo = {}
     if isinstance(b, Cmp):
         iv = interval(b.e, ranges, nonzero_divisors, memo)
         if b.op == LE:

@@ -41,3 +41,49 @@ def test_findings_are_the_same_in_every_process() -> None:
         outs.append([(d["path"], d["line"], d["code"], d["message"], d.get("counterexample"), d.get("suggestion"))
                      for d in report["diagnostics"]])
     assert outs[0] == outs[1]
+
+
+RESETS = """
+import z3
+from nki_verify import analyze_source
+from nki_verify.analysis.solver import Z3Context
+resets = []
+real = z3.Z3_reset_memory
+z3.Z3_reset_memory = lambda: (resets.append(1), real())
+text = open({path!r}).read()
+analyze_source(text, {path!r})
+alone = len(resets)
+other = Z3Context()
+other.get()  # another analysis's context, alive
+analyze_source(text, {path!r})
+with_other = len(resets) - alone
+other.close()
+closed = len(resets) - alone - with_other
+print(alone, with_other, closed)
+"""
+
+
+FOREIGN = """
+import z3
+theirs = z3.Context()  # somebody else's, made before the verifier first used z3
+x = z3.Int("x", theirs)
+from nki_verify import analyze_source
+resets = []
+real = z3.Z3_reset_memory
+z3.Z3_reset_memory = lambda: (resets.append(1), real())
+analyze_source(open({path!r}).read(), {path!r})
+mine = z3.Context()  # and one made after
+del theirs, x
+analyze_source(open({path!r}).read(), {path!r})
+print(len(resets))
+"""
+
+
+def test_z3_memory_is_reset_after_a_file_only_when_no_other_context_is_alive() -> None:
+    # z3 keeps process-wide memory across contexts, and its search depends on it: without the reset, a file's
+    # verdicts depended on the files analysed before it in the same process
+    path = os.path.join(KERNELS, "b2_symbolic_shards.py")
+    out = _in_process(RESETS.format(path=path), "0").split()
+    assert out == ["1", "0", "1"]
+    # a reset while any other z3 context lives would free its terms under it
+    assert _in_process(FOREIGN.format(path=path), "0").split() == ["0"]

@@ -28,7 +28,7 @@ from compiler import ir
 
 from ..diagnostics import ERROR, WARNING, Diagnostic, Location, Note
 from . import radix, rewrite
-from .solver import Proved, Prover, Unknown, Violated, Z3Context
+from .solver import QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context
 
 INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown", "config"})
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq", "probe"})
@@ -306,7 +306,7 @@ class KernelAnalysis:
             execs = [x for x in syms if self._is_exec(x)]
             if self.prover.sometimes_fine(ob.goal, local, execs) is not False:
                 return None
-        verdict = self.prover.find_violation(ob.goal, local)
+        verdict = self.prover.find_violation(ob.goal, local, QUIET_RLIMIT if ob.quiet_unknown else RLIMIT)
         self.stats.queries = self.prover.queries
         self.stats.z3_seconds = self.prover.seconds
         if isinstance(verdict, Proved):
