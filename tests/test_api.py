@@ -270,3 +270,28 @@ def test_a_view_as_the_same_unknown_dtype_keeps_the_shape() -> None:
     """)
     codes = [(d.code, d.location.line) for d in verify_source(text, "/tmp/k.py")]
     assert sorted(codes) == [("NKI101", 13), ("NKI501", 13)], codes  # past the end; 513 into 512 elements
+
+
+def test_an_unpacked_shape_states_the_rank_an_index_only_bounds_it() -> None:
+    # `w.shape[3]` after `E, P, F = w.shape` is a Python IndexError, not a reason to guess rank 4; without the
+    # unpacking the same index only raises the guessed rank (see tests/kernels/b2_input_ranks.py)
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(w):
+            E, P, F = w.shape
+            assert P <= 128 and F <= 512
+            t = nl.ndarray((P, F), dtype=w.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=w[E - 1, 0:P, 0:F])
+            extra = w.shape[3]
+            return t
+    """)
+    (d,) = verify_source(text, "/tmp/k.py")
+    assert (d.code, d.severity, d.location.line) == ("NKI101", "error", 11)
+    assert d.message == "index 3 is out of range for a sequence of length 3"
+    unpacked = text.replace("E, P, F = w.shape", "E, P, F = w.shape[0], w.shape[1], w.shape[2]")
+    (d,) = verify_source(unpacked, "/tmp/k.py")  # rank 4: the copy leaves out the last axis
+    assert d.code == "NKI501" and "w.shape[3]" in dict(d.counterexample)

@@ -79,6 +79,8 @@ CASES = {
         "halves", "same_rows", "exchange_with_barrier", "exchange_without_barrier", "barrier_on_one_core",
         "both_cores_zero_the_output", "both_cores_fill_with_their_id")} | {
         "one_core_worth_of_rows_but_shifted": ([r(128, 512)], 2)},
+    "b2_input_ranks.py": {"fold_experts": ([r(2, 3, 64, 96)],), "fold_experts_past_the_end": ([r(2, 3, 64, 96)],),
+                          "merged_shapes": ([r(128, 512), 2],)},
     "b2_symbolic_shards.py": {"column_shards": ([r(300, 1100)], 2), "column_shards_half_offset": ([r(300, 1100)], 2),
                               "row_block_shards": ([r(512, 384)], 2)},
     "b2_matmul.py": {

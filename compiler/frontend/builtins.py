@@ -21,6 +21,8 @@ def _ints(it: Any, args: list) -> list:
 
 def b_len(it: Any, args: list, kw: dict, node: Any) -> Any:
     (x,) = args
+    if isinstance(x, V.Phi):  # one of two sequences (`t = a.shape if c else b.shape`): each side's length
+        return it._on_phi(x, lambda v: b_len(it, [v], kw, node))
     if isinstance(x, V.GuessedShape):
         return V.guessed_len(len(x), x.param)  # `len(x.shape) == 1` can correct the guess
     if isinstance(x, (tuple, str, list)):
@@ -205,6 +207,8 @@ def b_tuple(it: Any, args: list, kw: dict, node: Any) -> Any:
     if not args:
         return ()
     x = args[0]
+    if isinstance(x, V.Phi):  # one of two sequences, of different lengths: the tuple of each side
+        return it._on_phi(x, lambda v: b_tuple(it, [v], kw, node))
     if isinstance(x, V.SymSeq):
         return V.PyList(it.heap, [], x)
     if isinstance(x, V.PyList) and x.tail is not None:

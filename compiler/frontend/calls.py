@@ -663,7 +663,7 @@ class CallsMixin:
             return V.Unknown("string index")
         k = self.as_int(key, "a sequence index")
         if isinstance(obj, V.GuessedShape) and isinstance(k, int) and not -len(obj) <= k < len(obj):
-            self.rank_mismatch(obj.param, k + 1 if k >= 0 else -k)
+            self.rank_mismatch(obj.param, k + 1 if k >= 0 else -k, at_least=True)
         items = list(obj) if is_tuple else obj.items
         tail = None if is_tuple else obj.tail
         n = len(items)

@@ -203,10 +203,12 @@ def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -
     used with different ranks on different paths (`if in_sbuf: x[:, :, j] else: x[i, j]`) is analysed once
     per rank, each run following only the paths that fit its rank."""
     overrides: dict = {}
+    at_least: set = set()  # params whose rank is known only from below (an index into the shape): still a guess
     tried: dict = {}
     conflict = None
     for _ in range(8):
         interp._rank_overrides = dict(overrides)
+        interp._rank_at_least = set(at_least)
         try:
             return [run_kernel(interp, kv, ctx)]
         except V.RankRetry as r:
@@ -219,8 +221,13 @@ def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -
                 break
             seen.add(r.rank)
             overrides[r.param] = r.rank
+            if r.at_least:
+                at_least.add(r.param)
+            else:
+                at_least.discard(r.param)
         finally:
             interp._rank_overrides = {}
+            interp._rank_at_least = set()
     if conflict is not None:
         param, ranks = conflict
         out = []
@@ -330,10 +337,10 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     overrides = dict(getattr(interp, "_rank_overrides", {}))
     interp._kind_overrides = {p: r for p, r in overrides.items() if r <= 0}
     interp._guessed_kind = {}
-    exact = {p: r for p, r in overrides.items() if r > 0}
+    exact = {p: r for p, r in overrides.items() if r > 0 and p not in getattr(interp, "_rank_at_least", ())}
     interp._guessed_ranks = {}
     interp._exact_params = set(_exact_rank_params(fn.node, [p.arg for p in pos])) | set(exact)
-    hints.update(exact)
+    hints.update({p: r for p, r in overrides.items() if r > 0})
     evidence = _tensor_evidence(fn.node, [p.arg for p in pos])
     interp._value_params = _value_evidence(fn.node, [p.arg for p in pos + a.kwonlyargs])
     n_defaults = len(fn.defaults)

@@ -108,6 +108,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._invoked: set = set()  # host functions already run (launch discovery)
         self._host_rank_hints: dict = {}
         self._rank_overrides: dict = {}  # param -> rank learnt from a RankRetry
+        self._rank_at_least: set = set()  # params of those whose rank is only known from below
         self._guessed_ranks: dict = {}  # tensor id -> param whose rank was guessed
         self._exact_params: set = set()
         self._no_retry = False

@@ -209,14 +209,14 @@ class TensorMixin:
         self.retry_kind(tv, V.KIND_OBJECT)  # a parameter guessed to be a tensor is an object after all
         raise V.NotUnderstood(f"tensor attribute {name!r}", node)
 
-    def rank_mismatch(self, param: str, rank: int) -> None:
-        """An input whose rank was guessed is used with rank `rank`: analyse again with that rank, or, when
-        the kernel uses it with different ranks on different paths (one analysis per rank), this path does
-        not belong to the rank being analysed."""
+    def rank_mismatch(self, param: str, rank: int, at_least: bool = False) -> None:
+        """An input whose rank was guessed is used with rank `rank` (or at least `rank`): analyse again with
+        that rank, or, when the kernel uses it with different ranks on different paths (one analysis per rank),
+        this path does not belong to the rank being analysed."""
         if param in getattr(self, "_rank_split", ()):
             raise V.PathAbort()
         if not getattr(self, "_no_retry", False):
-            raise V.RankRetry(param, rank)
+            raise V.RankRetry(param, rank, at_least)
 
     def retry_kind(self, v: Any, kind: int) -> None:
         """A kernel parameter that was only guessed to be a tensor is used as an int or an object: analyse the
@@ -254,7 +254,7 @@ class TensorMixin:
         if len(consuming) > rank:
             param = getattr(self, "_guessed_ranks", {}).get(tv.tensor.id)
             if param is not None:
-                self.rank_mismatch(param, len(consuming))
+                self.rank_mismatch(param, len(consuming), at_least=True)
             self.kb.add_check(self.make_check(
                 "NKI101", E.FALSE, f"{len(consuming)} indices for a tensor of rank {rank}", node))
             raise V.NotUnderstood(f"too many indices ({len(consuming)}) for a rank-{rank} tensor", node)

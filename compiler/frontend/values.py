@@ -469,9 +469,11 @@ class RankRetry(Exception):
     """The kernel uses an input with another rank than guessed: analyse it again with `rank` (KIND_INT:
     it is an integer; KIND_OBJECT: an object such as a config)."""
 
-    def __init__(self, param: str, rank: int) -> None:
-        super().__init__(f"{param} has rank {rank}")
-        self.param, self.rank = param, rank
+    def __init__(self, param: str, rank: int, at_least: bool = False) -> None:
+        super().__init__(f"{param} has rank {'at least ' if at_least else ''}{rank}")
+        # at_least: the use shows only a lower bound (an index into the shape, a number of subscripts); the next
+        # analysis keeps the rank a guess, so that a larger index corrects it again
+        self.param, self.rank, self.at_least = param, rank, at_least
 
 
 class GuessedLen(int):

@@ -398,9 +398,11 @@ class KernelAnalysis:
         for name, e in ob.quantities:
             if not isinstance(e, E.Expr) or isinstance(e, E.Const):
                 continue
+            syms = E.free_syms(e)
+            if not syms <= model.keys():
+                continue  # (a violation whatever the values: the solver's model need not name them)
             try:
-                env = {s: model.get(s, 0) for s in E.free_syms(e)}
-                parts.append(f"{name} = {E.evaluate(e, env)}")
+                parts.append(f"{name} = {E.evaluate(e, {s: model[s] for s in syms})}")
             except Exception:  # noqa: BLE001 - a quantity we cannot evaluate is just not shown
                 continue
         return ", ".join(parts)
