@@ -392,11 +392,7 @@ class Prover:
             return out
         self.queries += 1
         try:
-            s = make_solver(self.timeout_ms, rlimit, self.tr.ctx)
-            for f in keep:
-                s.add(self.tr.term(f))
-            s.add(z3.Not(self.tr.term(goal)))
-            r = s.check()
+            s, r = self._ask(self.tr, keep, goal, rlimit)
             if r == z3.unsat:
                 out: Any = PROVED
             elif r == z3.sat:
@@ -426,11 +422,7 @@ class Prover:
         z3 = _z3()
         if self._lin is None:
             self._lin = Translator(self.tr.ctx, abstract=True)
-        s = make_solver(self.timeout_ms, RLIMIT, self.tr.ctx)
-        for f in keep:
-            s.add(self._lin.term(f))
-        s.add(z3.Not(self._lin.term(goal)))
-        r = s.check()
+        s, r = self._ask(self._lin, keep, goal)
         if r == z3.unsat:
             return True, None
         if r != z3.sat:
@@ -471,16 +463,24 @@ class Prover:
                 continue
             if g == E.TRUE or E.FALSE in facts:
                 continue  # these inputs are not admissible here, or the goal holds for them
-            s = make_solver(self.timeout_ms, RLIMIT, self.tr.ctx)
-            for f in facts:
-                if f != E.TRUE:
-                    s.add(self.tr.term(f))
-            s.add(z3.Not(self.tr.term(g)))
-            if s.check() == z3.sat:
+            s, r = self._ask(self.tr, facts, g)
+            if r == z3.sat:
                 model = self._model(s.model())
                 model.update(values)
                 return model
+            # freed before the next attempt's terms are made: z3 reuses the ids of freed terms, and its search
+            # depends on term ids (verdicts near the resource limit moved when this solver outlived them)
+            del s
         return None
+
+    def _ask(self, tr: Translator, facts: list, goal: E.BExpr, rlimit: int = RLIMIT) -> tuple:
+        """(solver, answer) for `facts and not goal`, in `tr`'s terms."""
+        s = make_solver(self.timeout_ms, rlimit, tr.ctx)
+        for f in facts:
+            if f != E.TRUE:
+                s.add(tr.term(f))
+        s.add(_z3().Not(tr.term(goal)))
+        return s, s.check()
 
     def _model(self, m: Any) -> dict:
         out = {}
