@@ -295,3 +295,25 @@ def test_an_unpacked_shape_states_the_rank_an_index_only_bounds_it() -> None:
     unpacked = text.replace("E, P, F = w.shape", "E, P, F = w.shape[0], w.shape[1], w.shape[2]")
     (d,) = verify_source(unpacked, "/tmp/k.py")  # rank 4: the copy leaves out the last axis
     assert d.code == "NKI501" and "w.shape[3]" in dict(d.counterexample)
+
+
+def test_an_optional_input_used_unconditionally_is_named_with_the_way_out() -> None:
+    text = src("""
+        from typing import Optional
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(x, bias: Optional[nl.ndarray] = None):
+            assert x.shape == (128, 512)
+            t = nl.ndarray((128, 512), dtype=bias.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+            return t
+    """)
+    (d,) = verify_source(text, "/tmp/k.py")
+    assert (d.code, d.location.line) == ("NKI902", 9)
+    assert d.message.startswith("attribute 'dtype' of None: the value is None on this path")
+    assert "--shape KERNEL.PARAM=DxD" in d.message
+    # the way out it names: the input given a shape is analysed as a tensor
+    assert verify_source(text, "/tmp/k.py", Options(shapes={"k": {"bias": ((128, 512), None)}})) == []

@@ -534,6 +534,10 @@ class CallsMixin:
         method = self.builtin_method(obj, name)
         if method is not None:
             return method
+        if obj is None:
+            raise V.NotUnderstood(f"attribute {name!r} of None: the value is None on this path (an optional input "
+                                  "left at its default None is analysed as None; to analyse the kernel with it, "
+                                  "give it a shape: --shape KERNEL.PARAM=DxD)", node)
         raise V.NotUnderstood(f"attribute {name!r} of a {V.describe(obj)}", node)
 
     def _instance_attr(self, obj: V.Instance, name: str, node: ast.AST | None) -> Any:
