@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 
 from nki_verify import Options, analyze_source, verify_source
@@ -297,7 +298,7 @@ def test_an_unpacked_shape_states_the_rank_an_index_only_bounds_it() -> None:
     assert d.code == "NKI501" and "w.shape[3]" in dict(d.counterexample)
 
 
-def test_an_optional_input_used_unconditionally_is_named_with_the_way_out() -> None:
+def test_an_optional_input_used_unconditionally_is_analysed_as_given() -> None:
     text = src("""
         from typing import Optional
         import nki
@@ -305,15 +306,37 @@ def test_an_optional_input_used_unconditionally_is_named_with_the_way_out() -> N
         import nki.language as nl
 
         @nki.jit
-        def k(x, bias: Optional[nl.ndarray] = None):
+        def k(x, bias: Optional[nl.ndarray] = None, scale: Optional[nl.ndarray] = None):
             assert x.shape == (128, 512)
-            t = nl.ndarray((128, 512), dtype=bias.dtype, buffer=nl.sbuf)
-            nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+            b = bias
+            t = nl.ndarray((128, 512), dtype=b.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[0:128, 0:513])
             return t
     """)
-    (d,) = verify_source(text, "/tmp/k.py")
-    assert (d.code, d.location.line) == ("NKI902", 9)
+    # two inputs left at None and the dereferenced one under another name: which one is meant is not known
+    d, oob = verify_source(text, "/tmp/k.py")
+    assert (d.code, d.location.line, oob.code, oob.location.line) == ("NKI902", 10, "NKI101", 11)
     assert d.message.startswith("attribute 'dtype' of None: the value is None on this path")
     assert "--shape KERNEL.PARAM=DxD" in d.message
-    # the way out it names: the input given a shape is analysed as a tensor
-    assert verify_source(text, "/tmp/k.py", Options(shapes={"k": {"bias": ((128, 512), None)}})) == []
+    # the way out it names: the input given a shape is analysed as a tensor (and the copy past x's end found)
+    given = Options(shapes={"k": {"bias": ((128, 512), None)}})
+    assert {(d.code, d.location.line) for d in verify_source(text, "/tmp/k.py", given)} == {("NKI101", 11),
+                                                                                          ("NKI501", 11)}
+    # with the only input left at None, or used under its own name, the kernel is analysed with it given
+    for variant in (text.replace(", scale: Optional[nl.ndarray] = None", ""), text.replace("b.dtype", "bias.dtype")):
+        r = analyze_source(variant, "/tmp/k.py")
+        assert {(d.code, d.location.line) for d in r.diagnostics} == {("NKI101", 11), ("NKI501", 11)}
+        assert r.kernels[0].context == ("standalone, symbolic shapes; "
+                                        "bias given (optional, but dereferenced on every path)")
+
+
+def test_a_finding_every_input_reaching_it_has_stands_when_reachability_is_undecided() -> None:
+    # NKI503 holds on every input that reaches the instruction; only the path condition is beyond the solver
+    path = os.path.join(os.path.dirname(__file__), "kernels", "b2_targets.py")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    r = analyze_source(text, path, Options(kernels=("exp_behind_a_hard_condition",)))
+    (d,) = r.diagnostics
+    assert (d.code, d.severity) == ("NKI503", "warning")
+    assert "whenever this point is reached; the solver could not decide whether any admissible input reaches" in \
+        d.message

@@ -70,7 +70,8 @@ CASES = {
         "accumulator_initialised_in_first_iteration": ([r(384, 512)],),
         "accumulator_never_initialised": ([r(384, 512)],), "written_only_when_the_loop_runs": ([r(128, 512), 0],),
         "zeroed_then_accumulated": ([r(128, 128), r(128, 512)],)},
-    "b2_targets.py": {"exp_on_default_target": ([r(128, 512)],)},
+    "b2_targets.py": {"exp_on_default_target": ([r(128, 512)],), "exp_behind_a_hard_condition": (
+        [r(128, 512), -80538738812075974, 80435758145817515, 12602123297335631],)},
     "b2_dependencies.py": {
         "sb_blocks_migrated": ([r(8, 128, 512)],), "sb_blocks_migrated_incorrect": ([r(8, 128, 512)],),
         "sum_blocks_sequential": ([r(8, 128, 512)],), "sum_blocks_affine": ([r(8, 128, 512)],),
@@ -81,6 +82,11 @@ CASES = {
         "one_core_worth_of_rows_but_shifted": ([r(128, 512)], 2)},
     "b2_input_ranks.py": {"fold_experts": ([r(2, 3, 64, 96)],), "fold_experts_past_the_end": ([r(2, 3, 64, 96)],),
                           "merged_shapes": ([r(128, 512), 2],)},
+    "b2_optional_views.py": {
+        "bias_used_on_every_path": ([r(128, 512), r(128, 512)],),
+        "bias_used_past_its_end": ([r(128, 512), r(128, 512)],),
+        "bias_only_when_given": ([r(128, 512)],), "view_of_a_maybe_split_tensor": ([r(128, 1024), 1],),
+        "view_of_a_maybe_split_tensor_past_the_end": ([r(128, 1024), 1],)},
     "b2_symbolic_shards.py": {"column_shards": ([r(300, 1100)], 2), "column_shards_half_offset": ([r(300, 1100)], 2),
                               "row_block_shards": ([r(512, 384)], 2)},
     "b2_matmul.py": {

@@ -12,6 +12,7 @@ from .control import NoFallthrough, ReturnSignal
 from .modules import FRAMEWORK_NKI, nki_api_path
 
 MAX_DEPTH = 48
+MAX_PHI_SPLITS = 3  # nested calls split per structurally different argument (2**3 paths at most)
 
 KERNEL_DECORATORS = frozenset({
     "jit", "baremetal", "benchmark", "profile", "trace", "nki_jit", "compiler.skip_middle_end_transformations",
@@ -35,6 +36,16 @@ class FieldSpec:
 
 class AutoValue:
     """`enum.auto()`."""
+
+
+def _structural(v: V.Phi) -> bool:
+    """Two values no merge can fold into one: sequences of different lengths, tensors of different ranks."""
+    a, b = v.a, v.b
+    if isinstance(a, V.Phi) or isinstance(b, V.Phi):
+        return (isinstance(a, V.Phi) and _structural(a)) or (isinstance(b, V.Phi) and _structural(b))
+    if isinstance(a, (tuple, V.PyList)) and isinstance(b, (tuple, V.PyList)):
+        return True
+    return isinstance(a, V.TensorVal) and isinstance(b, V.TensorVal)
 
 
 def _failure_prone(v: Any) -> bool:
@@ -106,6 +117,10 @@ class CallsMixin:
     def invoke(self, fn: V.FunctionVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
         from .interp import Frame  # late import: interp imports this module
 
+        if self.kb is not None and self.frames and self._phi_splits < MAX_PHI_SPLITS:
+            for key, v in list(enumerate(args)) + list(kwargs.items()):
+                if isinstance(v, V.Phi) and _structural(v):
+                    return self._split_call(fn, args, kwargs, key, v, node)
         if len(self.frames) > MAX_DEPTH:
             raise V.NotUnderstood(f"calls nested deeper than {MAX_DEPTH} (recursion?) in {fn.name}", node)
         if self.kb is None:
@@ -376,6 +391,32 @@ class CallsMixin:
             return a
         return self.merge(obj.cond, a, b)
 
+    def _split_call(self, fn: V.FunctionVal, args: list, kwargs: dict, key: Any, phi: V.Phi,
+                    node: ast.AST | None) -> Any:
+        """`f(x)` where `x` is one of two values of different structure (a shape of rank 3 or 4 after a
+        branch that may reshape): the call is followed once per value, each under its condition, like the
+        two sides of an `if`, and the results merged.  Code that takes `len(x)` or loops over `x` then sees
+        one exact value on each path."""
+        f = self.frame
+        slot = "\0split"
+
+        def side(value: Any) -> Callable:
+            def run() -> None:
+                a, k = list(args), dict(kwargs)
+                if isinstance(key, int):
+                    a[key] = value
+                else:
+                    k[key] = value
+                f.locals[slot] = self.invoke(fn, a, k, node)
+            return run
+
+        self._phi_splits += 1
+        try:
+            self.symbolic_branch(phi.cond, side(phi.a), side(phi.b))
+        finally:
+            self._phi_splits -= 1
+        return f.locals.pop(slot)
+
     def _call_phi(self, fn: V.Phi, args: list, kwargs: dict, node: Any) -> Any:
         """`f = g if c else h; f(x)`: call each under its path condition and merge the results."""
         f = self.frame
@@ -535,6 +576,7 @@ class CallsMixin:
         if method is not None:
             return method
         if obj is None:
+            self.none_default_used(node)
             raise V.NotUnderstood(f"attribute {name!r} of None: the value is None on this path (an optional input "
                                   "left at its default None is analysed as None; to analyse the kernel with it, "
                                   "give it a shape: --shape KERNEL.PARAM=DxD)", node)
@@ -651,7 +693,23 @@ class CallsMixin:
             return self._on_phi(obj, lambda x: self.get_item(x, key, node))
         if isinstance(obj, V.ApiVal):
             return self.api_getitem(obj, key, node)
+        if obj is None:
+            self.none_default_used(node)
         raise V.NotUnderstood(f"subscripting a {V.describe(obj)}", node)
+
+    def none_default_used(self, node: ast.AST | None) -> None:
+        """`inps.bias.dtype` where `bias` is a kernel input left at its default None: when the dereferenced
+        value is named like such an input (directly or as a field carrying it), or that input is the only one
+        left at None, analyse the kernel again with the input given.  A path that dereferences None fails
+        at trace time, so the kernel is only meant for launches that pass it."""
+        if self._no_retry:
+            return
+        base = getattr(node, "value", None)
+        name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
+        if name in self._none_defaults:
+            raise V.GivenRetry(name)
+        if len(self._none_defaults) == 1:  # under another name (`b = bias`), but there is no other candidate
+            raise V.GivenRetry(next(iter(self._none_defaults)))
 
     def seq_getitem(self, obj: Any, key: Any, node: ast.AST | None) -> Any:
         if isinstance(obj, V.PyList):

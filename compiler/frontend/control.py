@@ -173,10 +173,13 @@ def _update_directions(body: list) -> dict:
 
 
 def _builds_lists(body: list) -> bool:
+    """A Python loop that builds lists, or searches (returns from inside the loop): unrolled when short."""
     for st in body:
         for n in walk(st):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
                     n.func.attr in ("append", "extend", "insert"):
+                return True
+            if isinstance(n, ast.Return):
                 return True
     return False
 
@@ -194,7 +197,7 @@ class ControlMixin:
             return
         self.symbolic_branch(c, st.body, st.orelse)
 
-    def symbolic_branch(self, c: E.BExpr, body: list, orelse: list) -> None:
+    def symbolic_branch(self, c: E.BExpr, body: list | Callable, orelse: list | Callable) -> None:
         f = self.frame
         env0 = dict(f.locals)
         b1 = self._run_branch(c, body)
@@ -222,13 +225,16 @@ class ControlMixin:
         if cond != E.TRUE:
             self.frame.pc.append(cond)
 
-    def _run_branch(self, cond: E.BExpr, stmts: list) -> Branch:
+    def _run_branch(self, cond: E.BExpr, stmts: list | Callable) -> Branch:
         f = self.frame
         base = len(f.pc)
         f.pc.append(cond)
         t = self.heap.begin()
         try:
-            self.exec_block(stmts)
+            if callable(stmts):
+                stmts()
+            else:
+                self.exec_block(stmts)
             ft = E.band(*f.pc[base:])
         except ReturnSignal as r:
             f.returns.append((E.band(*f.pc), r.value))

@@ -206,11 +206,16 @@ def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -
     at_least: set = set()  # params whose rank is known only from below (an index into the shape): still a guess
     tried: dict = {}
     conflict = None
-    for _ in range(8):
+    interp._given = set()  # optional inputs left at None that the kernel dereferences anyway: analysed as given
+    for _ in range(8 + 4):
         interp._rank_overrides = dict(overrides)
         interp._rank_at_least = set(at_least)
         try:
             return [run_kernel(interp, kv, ctx)]
+        except V.GivenRetry as g:
+            if g.param in interp._given or len(interp._given) >= 4:
+                break
+            interp._given.add(g.param)
         except V.RankRetry as r:
             if r.rank < V.KIND_OBJECT or r.rank > 8:
                 break
@@ -304,7 +309,10 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
         interp.kb = None
         interp.frames = []
         opts.target = saved_target
-    kernel = kb.build(span, ctx.description, tuple(params))
+    description = ctx.description
+    if interp._given:
+        description += "; " + ", ".join(sorted(interp._given)) + " given (optional, but dereferenced on every path)"
+    kernel = kb.build(span, description, tuple(params))
     return kernel, list(kb.issues)
 
 
@@ -343,6 +351,7 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     hints.update({p: r for p, r in overrides.items() if r > 0})
     evidence = _tensor_evidence(fn.node, [p.arg for p in pos])
     interp._value_params = _value_evidence(fn.node, [p.arg for p in pos + a.kwonlyargs])
+    interp._none_defaults = set()
     n_defaults = len(fn.defaults)
     args: list = []
     kwargs: dict = {}
@@ -354,16 +363,28 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
             args.append(_convert_arg(interp, kb, p.arg, ctx.kwargs[p.arg], hints))
             continue
         j = i - (len(pos) - n_defaults)
-        if j >= 0 and not _placeholder_default(interp, p, fn.defaults[j]):
+        if j >= 0 and not _placeholder_default(interp, p, fn.defaults[j]) and not _given(interp, p, fn.defaults[j]):
             args.append(fn.defaults[j])
             continue
         args.append(_symbolic_param(interp, kb, p, hints, evidence))
     for p in a.kwonlyargs:
         if p.arg in ctx.kwargs:
             kwargs[p.arg] = _convert_arg(interp, kb, p.arg, ctx.kwargs[p.arg], hints)
-        elif p.arg not in fn.kwdefaults or _placeholder_default(interp, p, fn.kwdefaults[p.arg]):
+        elif (p.arg not in fn.kwdefaults or _placeholder_default(interp, p, fn.kwdefaults[p.arg])
+              or _given(interp, p, fn.kwdefaults[p.arg])):
             kwargs[p.arg] = _symbolic_param(interp, kb, p, hints, evidence)
     return args, kwargs
+
+
+def _given(interp: Interpreter, p: ast.arg, default: Any) -> bool:
+    """A None default the analysis replaces by a symbolic input: the kernel dereferences it on a path every
+    launch takes (see `GivenRetry`).  Other None defaults are recorded, so that such a use is recognised."""
+    if default is not None:
+        return False
+    if p.arg in getattr(interp, "_given", ()):
+        return True
+    interp._none_defaults.add(p.arg)
+    return False
 
 
 def _placeholder_default(interp: Interpreter, p: ast.arg, default: Any) -> bool:

@@ -113,6 +113,9 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._exact_params: set = set()
         self._no_retry = False
         self._value_params: dict = {}
+        self._none_defaults: set = set()  # kernel inputs left at their default None in this run
+        self._given: set = set()  # optional inputs analysed as given (GivenRetry)
+        self._phi_splits = 0  # calls being followed once per side of a structurally merged argument
 
     # ------------------------------------------------------------------ locations
     @property

@@ -476,6 +476,15 @@ class RankRetry(Exception):
         self.param, self.rank, self.at_least = param, rank, at_least
 
 
+class GivenRetry(Exception):
+    """The kernel dereferences an optional input left at its default None (`bias.dtype`, `bias[0]`) on a
+    path every launch takes: analyse it again with that input given."""
+
+    def __init__(self, param: str) -> None:
+        super().__init__(f"{param} is used as given")
+        self.param = param
+
+
 class GuessedLen(int):
     """len() of a guessed shape: comparing it with another rank corrects the guess."""
 

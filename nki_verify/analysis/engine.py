@@ -320,6 +320,13 @@ class KernelAnalysis:
         if isinstance(verdict, Unknown):
             if ob.quiet_unknown:
                 return None
+            if ob.goal == E.FALSE:
+                # the check fails on every input that reaches it (a feature the target lacks): only whether
+                # this path is reachable is undecided, so the finding stands as a warning saying so
+                return Diagnostic(ob.code, WARNING, f"{ob.message} (whenever this point is reached; the solver "
+                                  f"could not decide whether any admissible input reaches it: {verdict.reason})",
+                                  location(ob.span), self.k.name, None, None,
+                                  self._notes(ob, set(E.free_syms(ob.goal))))
             return self._undecided(ob, f"the solver could not decide it ({verdict.reason})")
         return self._violation(ob, local, syms, verdict)
 

@@ -9,7 +9,10 @@ RULE = Rule(
     summary='An instruction or feature is not available on the selected target.',
     what=(
         'Checks instruction availability per target (trn1/trn2/trn3), e.g. `activate2`/`nc_matmul_mx` need '
-        'trn3, `dma_transpose`/`core_barrier` need trn2 or later.'
+        'trn3, `dma_transpose`/`core_barrier` need trn2 or later. A warning when the target is only the default '
+        '(trn2; no `--target`, no `platform_target=`). The finding holds on every input that reaches the '
+        'instruction, so where the solver cannot decide whether any input reaches it, it is still reported, '
+        'as a warning that says so, rather than as NKI901.'
     ),
     why='The compiler for that target does not have the instruction.',
     bad='nisa.activate2(dst=o, op=nl.exp, data=x, imm0=1.0, imm1=0.0, op0=nl.multiply, op1=nl.add)  # --target trn2',

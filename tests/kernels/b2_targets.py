@@ -21,3 +21,16 @@ def exp_on_trn3(x):
     nisa.dma_copy(dst=t, src=x)
     nisa.exponential(dst=t, src=t)
     return t
+
+
+@nki.jit
+def exp_behind_a_hard_condition(x, a: int, b: int, c: int):
+    # whether any input takes this branch is beyond the solver: 42 as a sum of three cubes (first found in
+    # 2019, with 17-digit numbers); the instruction is missing on the target whenever it is reached, so the
+    # finding stands as a warning that says so
+    assert x.shape == (128, 512)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    if a * a * a + b * b * b + c * c * c == 42:
+        nisa.exponential(dst=t, src=t)  # expect: NKI503 warning
+    return t
