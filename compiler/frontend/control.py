@@ -184,6 +184,27 @@ def _builds_lists(body: list) -> bool:
     return False
 
 
+def _same_tiles(a: Any, b: Any, depth: int = 0) -> bool:
+    """Two values of the same structure whose leaves are tensors of the same shapes (lists or tuples of them,
+    nested): what a loop that rebinds its accumulators each iteration carries."""
+    if isinstance(a, V.TensorVal) and isinstance(b, V.TensorVal):
+        return tuple(a.shape) == tuple(b.shape)
+    if depth > 4:
+        return False
+    if isinstance(a, V.PyList) and isinstance(b, V.PyList):
+        if (a.tail is None) != (b.tail is None):
+            return False
+        if a.tail is not None and not (E.lift(a.tail.length) == E.lift(b.tail.length)
+                                       and _same_tiles(a.tail.elem, b.tail.elem, depth + 1)):
+            return False  # summarised sequences (a list built by a loop of symbolic trip count)
+        if a.tail is not None and not a.items and not b.items:
+            return True
+        a, b = a.items, b.items
+    elif not (isinstance(a, tuple) and isinstance(b, tuple)):
+        return False
+    return len(a) == len(b) > 0 and all(_same_tiles(x, y, depth + 1) for x, y in zip(a, b))
+
+
 class ControlMixin:
     # ------------------------------------------------------------------ if
     def exec_if(self, st: ast.If) -> None:
@@ -475,9 +496,10 @@ class ControlMixin:
             v0 = env0.get(name, V.MISSING)
             if V.is_int(v0) or isinstance(v0, (bool, E.BExpr)):
                 more[("name", name)] = self._probe(name, v0)
-            elif isinstance(v0, V.TensorVal) and isinstance(f.locals.get(name), V.TensorVal) and \
-                    tuple(f.locals[name].shape) == tuple(v0.shape):
-                continue  # a tile rebound each iteration (acc = acc + x): same shape, read as the pre-loop tile
+            elif _same_tiles(v0, f.locals.get(name, V.MISSING)):
+                # tiles rebound each iteration (acc = acc + x; a list of accumulators replaced by the tiles the
+                # iteration wrote): same shapes, read as the pre-loop tiles
+                continue
             else:
                 failed_names.add(name)
         for key, p in probes.items():

@@ -1,0 +1,52 @@
+"""A sequential loop of symbolic trip count that carries its accumulators as a Python list rebound each iteration
+(`acc = new`): the list the iteration builds has the same tiles, shape for shape, so the loop is followed once
+with the list read as the pre-loop tiles (was: the carried list became unknown, NKI902)."""
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def sum_row_blocks(x):
+    assert x.shape[0] % 128 == 0 and x.shape[0] >= 128 and x.shape[1] == 512
+    acc = []
+    for h in range(2):
+        t = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.memset(dst=t, value=0.0)
+        acc.append(t)
+    for c in range(x.shape[0] // 128):
+        new = []
+        for h in range(2):
+            a = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=a, src=x[c * 128:(c + 1) * 128, h * 256:(h + 1) * 256])
+            s = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_tensor(dst=s, data1=acc[h], data2=a, op=nl.add)
+            new.append(s)
+        acc = new
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    for h in range(2):
+        nisa.dma_copy(dst=out[0:128, h * 256:(h + 1) * 256], src=acc[h])
+    return out
+
+
+@nki.jit
+def sum_row_blocks_reads_past_the_tile(x):
+    assert x.shape[0] % 128 == 0 and x.shape[0] >= 128 and x.shape[1] == 512
+    acc = []
+    for h in range(2):
+        t = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.memset(dst=t, value=0.0)
+        acc.append(t)
+    for c in range(x.shape[0] // 128):
+        new = []
+        for h in range(2):
+            a = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=a, src=x[c * 128:(c + 1) * 128, h * 256:(h + 1) * 256])
+            s = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_tensor(dst=s, data1=acc[h][0:128, 1:257], data2=a, op=nl.add)  # expect: NKI101 error
+            new.append(s)
+        acc = new
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    for h in range(2):
+        nisa.dma_copy(dst=out[0:128, h * 256:(h + 1) * 256], src=acc[h])
+    return out
