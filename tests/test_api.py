@@ -340,3 +340,65 @@ def test_a_finding_every_input_reaching_it_has_stands_when_reachability_is_undec
     assert (d.code, d.severity) == ("NKI503", "warning")
     assert "whenever this point is reached; the solver could not decide whether any admissible input reaches" in \
         d.message
+
+
+def test_a_true_division_by_an_input_size_rules_out_the_size_that_makes_it_zero() -> None:
+    # `math.ceil(512 / f)` raises ZeroDivisionError at trace time for f == 0 (a row narrower than 512), so
+    # those inputs are not admissible (was: a warning with x.shape[1] = 384, where Python would have raised)
+    text = src("""
+        import math
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(x):
+            assert x.shape[0] == 128 and x.shape[1] <= 4096
+            f = x.shape[1] // 512
+            n = math.ceil(512 / f)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t[0:128, 0:n], src=x[0:128, 0:n])
+            nisa.dma_copy(dst=out[0:128, 0:n], src=t[0:128, 0:n])
+            return out
+    """)
+    assert verify_source(text, "/tmp/k.py") == []
+    # without the division the same slice is a finding for narrow rows
+    wider = text.replace("n = math.ceil(512 / f)", "n = 512 - f")
+    (d,) = verify_source(wider, "/tmp/k.py")
+    assert (d.code, d.severity, d.location.line) == ("NKI101", "warning", 13)
+
+
+def test_a_race_only_some_config_values_have_is_not_reported_like_other_config_findings() -> None:
+    # the fields of a configuration object are built by code outside the kernel: a finding for only some of
+    # their values says nothing about the configurations really built (NKI401 in a Beta 2 affine_range is a
+    # warning at most, and was reported anyway)
+    text = src("""
+        from dataclasses import dataclass
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @dataclass
+        class Cfg(nl.NKIObject):
+            stride: int
+
+        @nki.jit
+        def k(x, cfg: Cfg):
+            assert x.shape == (128, 4096)
+            assert cfg.stride >= 1 and cfg.stride * 8 <= 4096 - 128
+            out = nl.ndarray((128, 4096), dtype=x.dtype, buffer=nl.shared_hbm)
+            for i in nl.affine_range(8):
+                t = nl.ndarray((128, 128), dtype=x.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x[0:128, 0:128])
+                nisa.dma_copy(dst=out[0:128, i * cfg.stride:i * cfg.stride + 128], src=t)
+            return out
+    """)
+    assert verify_source(text, "/tmp/k.py") == []
+    # the stride as an input of the kernel: the race for strides under 128 is reported
+    as_input = text.replace("cfg: Cfg", "stride: int").replace("cfg.stride", "stride")
+    (d,) = verify_source(as_input, "/tmp/k.py")
+    assert (d.code, d.severity, d.location.line) == ("NKI401", "warning", 18)
+    # a race every config value has is still reported
+    always = text.replace("i * cfg.stride:i * cfg.stride + 128", "cfg.stride:cfg.stride + 128")
+    assert [d.code for d in verify_source(always, "/tmp/k.py")] == ["NKI401"]

@@ -202,3 +202,53 @@ def test_an_analysis_leaves_no_z3_context_alive():
     result = analyze_source(open(path, encoding="utf-8").read(), path)
     assert sum(k.solver_queries for k in result.kernels) > 0  # the analysis did use the solver
     assert alive() == before
+
+
+def test_a_place_value_that_vanishes_at_the_usual_sample_still_orders_the_digits():
+    # data[i*F + e] with F = min(128 // K, N // 128) lines per row: F is 0 at the first sample point (K ~ 1000),
+    # which is no reason to give up on the digit argument (its side conditions are proved, not sampled)
+    (i_p, i_q), (e_p, e_q) = two("i", 0), two("e", 1)
+    F = E.minimum(E.floordiv(128, K), E.floordiv(N, 128))
+    base = [E.ge(K, 1), E.ge(N, 1)]
+    facts = in_range(i_p, 0, K) + in_range(i_q, 0, K) + in_range(e_p, 0, F) + in_range(e_q, 0, F)
+    facts.append(E.ne(i_p, i_q))
+    goal = E.ne(E.add(e_p, E.mul(i_p, F)), E.add(e_q, E.mul(i_q, F)))
+    ranges = {K: E.Interval(1, None), N: E.Interval(1, None)}
+    assert radix.refutes(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
+    # and a real collision (the index inside the line may reach F) is not refuted
+    wide = in_range(i_p, 0, K) + in_range(i_q, 0, K) + in_range(e_p, 0, E.add(F, 1)) + in_range(e_q, 0, F)
+    assert not radix.refutes(goal, wide + [E.ne(i_p, i_q)] + base, is_exec, ranges, proved_by(prover(base)))
+
+
+def test_the_linear_abstraction_knows_the_range_of_a_remainder_and_the_sign_of_a_quotient():
+    # m = ceil(N / F) rows of a fold, r = N % m: `r <= m` needs 0 <= r < m, and m > 0 needs the quotient's sign
+    F = E.minimum(E.floordiv(128, K), E.floordiv(N, 128))
+    q = E.floordiv(E.neg(N), F)
+    goal = E.le(E.add(q, E.mod(N, E.neg(q))), 0)
+    base = [E.ge(K, 1), E.ge(N, 1), E.ne(F, 0), E.ge(F, 0)]
+    assert isinstance(prover(base).find_violation(goal, []), Proved)
+    # the linear question alone (the solver's second chance on harder queries, where the products and
+    # quotients are opaque numbers) proves it too, from the lemmas of the opaque terms
+    proved, _ = prover(base)._linear_proof(goal, base)
+    assert proved
+    # a bound one tighter is false (N = 383, K = 1: F = 2, m = 192, r = 191): never proved
+    tight = E.le(E.add(q, E.mod(N, E.neg(q))), -2)
+    assert not isinstance(prover(base).find_violation(tight, []), Proved)
+    assert not prover(base)._linear_proof(tight, base)[0]
+
+
+def test_a_case_in_which_the_goal_holds_outright_is_settled():
+    # out[pid*W + e] with the program index counting only when there are several programs (K > 1): in the case
+    # K == 1 the two instances are the same program, the goal holds outright and needs no digits
+    (pid_p, pid_q), (e_p, e_q) = two("pid", 0), two("e", 1)
+    multi = E.gt(K, 1)
+
+    def addr(pid: E.Sym, e: E.Sym) -> E.Expr:
+        return E.add(e, E.mul(W, E.ite(multi, pid, 0)))
+
+    goal = race_goal(addr(pid_p, e_p), addr(pid_q, e_q), pid_p, pid_q)
+    base = [E.ge(K, 1), E.le(K, 2), E.ge(W, 1)]
+    facts = in_range(pid_p, 0, K) + in_range(pid_q, 0, K) + in_range(e_p, 0, W) + in_range(e_q, 0, W)
+    facts.append(E.ne(pid_p, pid_q))
+    ranges = {K: E.Interval(1, 2), W: E.Interval(1, None), pid_p: E.Interval(0, 1), pid_q: E.Interval(0, 1)}
+    assert radix.refutes(goal, facts + base, is_exec, ranges, proved_by(prover(base)))

@@ -177,6 +177,8 @@ class OpsMixin:
                 self.note_division(0, node)
                 raise V.PathAbort()
             if op is ast.Div:
+                if self._maybe_zero(b):
+                    self.note_division(b, node)  # `math.ceil(n / f)`: f != 0 on every path that goes on
                 return V.SymFloat(E.lift(a), E.lift(b))
             if op is ast.Pow and isinstance(b, int) and 0 <= b <= 8:
                 return E.lower(E.power(a, b))

@@ -342,10 +342,11 @@ class KernelAnalysis:
         shown = _connected(set(E.free_syms(ob.goal)), local + self.base)
         severity = ob.floor or ERROR
         suggestion = None
-        if ob.floor is None and inputs and not ob.definite:
+        config = any(self.info[s].role == "config" for s in inputs)
+        if (ob.floor is None or config) and inputs and not ob.definite:
             fine = self.prover.sometimes_fine(ob.goal, local, execs)
             if fine is not False:
-                if any(self.info[s].role == "config" for s in inputs):
+                if config:
                     # fields of a configuration object are derived by code outside the kernel: a finding
                     # for only some of their values says nothing about the configurations really built
                     return None

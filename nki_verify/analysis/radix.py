@@ -17,6 +17,7 @@ argument itself is sound for any integers.  When it does not apply, the caller a
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Callable
 
@@ -24,6 +25,10 @@ from compiler import expr as E
 
 MAX_DIGITS = 10
 MAX_SIDE_CONDITIONS = 24
+# input sizes at which place values are estimated to order the digits (the order is a heuristic: the side
+# conditions are proved); the smaller ones for place values that vanish at the first (`min(128 // rows, ...)`)
+SAMPLE_BASES = (1000, 128, 8, 1)
+MAX_TIE_ORDERS = 4
 
 
 def refutes(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: Callable, depth: int = 0) -> bool:
@@ -41,6 +46,8 @@ def refutes(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
             r2 = dict(ranges)
             E.refine_ranges(r2, case)
             g2 = E.simplify_in(goal, r2)
+            if g2 == E.TRUE:
+                continue  # the goal holds outright in this case
             if g2 == goal:
                 return False
             f2 = _pinned([E.simplify_in(f, r2) for f in facts] + [case], r2)
@@ -294,6 +301,10 @@ def _equal_digits(pairs: list, bounds: "_Bounds", side: list, ranges: dict, prov
     oriented = []
     for x, y, c in pairs:
         est = _sample(c, ranges, 0)
+        if est == 0:
+            # a place value that is 0 at the usual sample (`min(128 // rows, n // 128)` with many rows): the
+            # orientation is only a heuristic (the side conditions are proved), so try smaller inputs
+            est = next((v for v in (_sample(c, ranges, 0, base) for base in SAMPLE_BASES[1:]) if v), 0)
         if est is None or est == 0:
             return []
         if est < 0:
@@ -406,14 +417,14 @@ def _radix(digits: list, bounds: "_Bounds", side: list, ranges: dict, prove: Cal
     return out
 
 
-def _sample(c: E.Expr, ranges: dict, seed: int) -> int | None:
+def _sample(c: E.Expr, ranges: dict, seed: int, base: int = 1000) -> int | None:
     env = {}
     for s in E.free_syms(c):
         if not isinstance(s, E.Sym):
             env[s] = False  # a predicate on a dtype: any value gives an estimate
             continue
         r = ranges.get(s)
-        v = 1000 + 37 * seed + s.uid % 13
+        v = base + 37 * seed + s.uid % 13 if base >= 1000 else base + seed
         if r is not None:
             if r.hi is not None:
                 v = min(v, r.hi)
@@ -429,14 +440,26 @@ def _sample(c: E.Expr, ranges: dict, seed: int) -> int | None:
 def _chain(digits: list, side: list, ranges: dict, prove: Callable, budget: list) -> bool:
     """Digits [(place value, width, ...)] in mixed radix: ordered by place value, the smallest is >= 1 and
     each place value times its width is at most the next place value."""
-    keyed = []
-    for d in digits:
-        est = _sample(d[0], ranges, 0)
-        if est is None or est <= 0:
-            return False
-        keyed.append(((est, _sample(d[0], ranges, 1) or 0), d))
+    keyed: list = []
+    for base in SAMPLE_BASES:  # one sample point for all digits, the first where every place value is positive
+        keyed = []
+        for d in digits:
+            est = _sample(d[0], ranges, 0, base)
+            if est is None or est <= 0:
+                break
+            keyed.append(((est, _sample(d[0], ranges, 1, base) or 0), d))
+        else:
+            break
+    if len(keyed) != len(digits):
+        return False
     keyed.sort(key=lambda kd: kd[0])
-    ordered = [d for _, d in keyed]
+    # place values the sample cannot tell apart (`1` and `min(128 // k, n // 128)` at 128): each order of them
+    groups = [[d for _, d in g] for _, g in itertools.groupby(keyed, key=lambda kd: kd[0][0])]
+    orders = itertools.islice(itertools.product(*[itertools.permutations(g) for g in groups]), MAX_TIE_ORDERS)
+    return any(_chained([d for g in order for d in g], side, ranges, prove, budget) for order in orders)
+
+
+def _chained(ordered: list, side: list, ranges: dict, prove: Callable, budget: list) -> bool:
     conds = [E.ge(ordered[0][0], 1)]
     for (c, n, *_), (c2, *_) in zip(ordered, ordered[1:]):
         conds.append(E.le(E.mul(c, n), c2))

@@ -129,6 +129,51 @@ class Translator:
         # ones the operators build, in the same order (verdicts near the resource limit depend on both).
         self._c = self.z3.z3core
         self._ref = self.ctx.ref()
+        self._lemma: dict = {}  # abstract mode: opaque term -> what its definition implies linearly
+
+    def lemmas(self, exprs: list) -> list:
+        """Abstract mode: the lemmas of the opaque terms in `exprs` (each term once, in first-visit order)."""
+        out: list = []
+        seen: set = set()
+        stack = list(reversed(exprs))
+        while stack:
+            e = stack.pop()
+            if id(e) in seen:
+                continue
+            seen.add(id(e))
+            lem = self._lemma.get(e)
+            if lem is not None:
+                out.append(lem)
+            stack.extend(reversed(E.children(e)))
+        return out
+
+    def _opaque(self, e: Any) -> Any:
+        """A non-linear term as a fresh integer, with the linear facts its definition implies: the sign of a
+        product of signed factors, the range of a remainder (`0 <= a % b < b` for b > 0), the sign of a
+        quotient.  They keep proofs like `n % m <= m` (m > 0) within reach of the linear question."""
+        z3 = self.z3
+        v = z3.Int(f"n{len(self._memo)}", self.ctx)
+        zero = self._num(0)
+        if isinstance(e, E.Mul):
+            fs = [self.term(f) for f in e.factors]
+            parts = [z3.Implies(z3.And(*[f >= 0 for f in fs]), v >= 0),
+                     z3.Implies(z3.Or(*[f == 0 for f in fs]), v == zero)]
+            for i, f in enumerate(fs):
+                others = fs[:i] + fs[i + 1:]
+                parts.append(z3.Implies(z3.And(f <= 0, *[g >= 0 for g in others]), v <= 0))
+                parts.append(z3.Implies(z3.And(f >= 0, *[g >= 1 for g in others]), v >= f))
+            self._lemma[e] = z3.And(*parts)
+            return v
+        a, b = self.term(e.a), self.term(e.b)
+        if isinstance(e, E.Mod):
+            self._lemma[e] = z3.And(z3.Implies(b > 0, z3.And(v >= 0, v < b)),
+                                    z3.Implies(b < 0, z3.And(v <= 0, v > b)),
+                                    z3.Implies(z3.And(b > 0, a >= 0), v <= a))
+        else:
+            self._lemma[e] = z3.And(z3.Implies(z3.And(b > 0, a >= 0), z3.And(v >= 0, v <= a)),
+                                    z3.Implies(z3.And(b > 0, a < 0), z3.And(v < 0, v >= a)),
+                                    z3.Implies(z3.And(b > 0, a >= b), v >= 1))
+        return v
 
     def var(self, s: Any) -> Any:
         v = self._vars.get(s)
@@ -171,7 +216,7 @@ class Translator:
         z3 = self.z3
         if self.abstract and (isinstance(e, E.Mul) or isinstance(e, (E.FloorDiv, E.Mod)) and not (
                 isinstance(e.b, E.Const) and e.b.value > 0)):
-            return z3.Int(f"n{len(self._memo)}", self.ctx)
+            return self._opaque(e)
         C, ref = self._c, self._ref
         if isinstance(e, E.Const):
             return self._num(e.value)
@@ -480,6 +525,9 @@ class Prover:
             if f != E.TRUE:
                 s.add(tr.term(f))
         s.add(_z3().Not(tr.term(goal)))
+        if tr.abstract:
+            for lem in tr.lemmas([goal] + list(facts)):
+                s.add(lem)
         return s, s.check()
 
     def _model(self, m: Any) -> dict:
