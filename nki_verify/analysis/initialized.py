@@ -38,6 +38,7 @@ def initialization_obligations(ka: KernelAnalysis) -> list:
                 writes.setdefault(op.tensor, []).append((n, ins, op))
     out = []
     seen: set = set()
+    write_sides: dict = {}  # one renamed copy of each write, shared by the reads it may cover
     for n, ins in enumerate(k.instrs):
         for op in ins.operands:
             if not _is_read(ins, op):
@@ -54,7 +55,7 @@ def initialization_obligations(ka: KernelAnalysis) -> list:
             if key in seen:
                 continue
             seen.add(key)
-            out.append(_read(ka, n, ins, op, ws))
+            out.append(_read(ka, n, ins, op, ws, write_sides))
     return out
 
 
@@ -104,14 +105,18 @@ def _spec_operand(qualname: str, role: str) -> object:
     return ins.operand(role) if ins is not None else None
 
 
-def _read(ka: KernelAnalysis, n: int, ins: ir.Instr, op: ir.Operand, ws: list) -> Obligation:
+def _read(ka: KernelAnalysis, n: int, ins: ir.Instr, op: ir.Operand, ws: list, write_sides: dict) -> Obligation:
     k = ka.k
     loops = {lp.id: lp for lp in k.loops}
     r = side(k, ins, op, "", set(), ka.info, ka.uids)
     covers = []
     for m, w_ins, w_op in ws:
-        w_loops = [loops[lid].var for lid in w_ins.ctx.loops if lid in loops]
-        w = side(k, w_ins, w_op, "_w", set(w_loops), ka.info, ka.uids)
+        w = write_sides.get(id(w_op))
+        if w is None:
+            # the write's copies of its loop indices are bound by the query's `exists`: the same copies serve
+            # every read (a tensor written by many instructions and read by many made this quadratic)
+            w_loops = [loops[lid].var for lid in w_ins.ctx.loops if lid in loops]
+            w = write_sides[id(w_op)] = side(k, w_ins, w_op, "_w", set(w_loops), ka.info, ka.uids)
         shared = _shared(ins.ctx.loops, w_ins.ctx.loops)
         order = _before(shared, loops, w.mapping, m < n)
         body = E.band(*w.facts, order, same_element(w, r))
