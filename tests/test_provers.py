@@ -135,6 +135,27 @@ def test_radix_never_refutes_a_real_collision(digits, target):
         assert claimed  # one digit: different values are different addresses
 
 
+
+@settings(deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 4), st.booleans()), min_size=1, max_size=4),
+       st.integers(1, 200), st.booleans())
+def test_bounded_never_proves_a_bound_some_sizes_break(digits, bound, scaled):
+    """Digits with place values c (times a symbolic W where flagged) and constant widths, against a bound
+    (times W when `scaled`): whenever bounded() proves the sum below the bound, enumeration agrees for W in
+    1..4."""
+    xs = [two(f"d{i}", i)[0] for i in range(len(digits))]
+    facts = [E.ge(W, 1)]
+    for x, (_, width, _) in zip(xs, digits):
+        facts += in_range(x, 0, width)
+    addr = E.add(*[E.mul(E.mul(c, W) if w_scaled else E.Const(c), x) for x, (c, _, w_scaled) in zip(xs, digits)])
+    limit = E.mul(bound, W) if scaled else E.Const(bound)
+    claimed = radix.bounded(E.lt(addr, limit), facts, is_exec, {W: E.Interval(1, None)},
+                            proved_by(prover([E.ge(W, 1)])))
+    for w in range(1, 5):
+        top = sum(c * (w if w_scaled else 1) * (width - 1) for c, width, w_scaled in digits)
+        assert not (claimed and top >= (bound * w if scaled else bound)), (w, top)
+
+
 # ----------------------------------------------------------------------------- rewrite
 
 
@@ -252,3 +273,28 @@ def test_a_case_in_which_the_goal_holds_outright_is_settled():
     facts.append(E.ne(pid_p, pid_q))
     ranges = {K: E.Interval(1, 2), W: E.Interval(1, None), pid_p: E.Interval(0, 1), pid_q: E.Interval(0, 1)}
     assert radix.refutes(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
+
+
+def test_a_flattened_access_is_bounded_by_its_digits():
+    # x_flat[e1 + W*e0 + W*P*t] for e1 < W, e0 < P, t < N: at most N*W*P - 1, whatever the sizes
+    (e1, _), (e0, _), (t, _) = two("e1", 0), two("e0", 1), two("t", 2)
+    P = sym("P", 6)
+    addr = E.add(e1, E.mul(W, e0), E.mul(E.mul(W, P), t))
+    base = [E.ge(W, 1), E.ge(P, 1), E.ge(N, 1)]
+    ranges = {W: E.Interval(1, None), P: E.Interval(1, None), N: E.Interval(1, None)}
+    facts = in_range(e1, 0, W) + in_range(e0, 0, P) + in_range(t, 0, N)
+    goal = E.lt(addr, E.mul(N, E.mul(W, P)))
+    assert radix.bounded(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
+    # the program's share of the rows on top (a digit that counts only with several programs) is a case split
+    (pid, _) = two("pid", 3)
+    shared = E.add(addr, E.mul(E.mul(N, E.mul(W, P)), E.ite(E.gt(G, 1), pid, 0)))
+    g_facts = facts + in_range(pid, 0, G) + [E.ge(G, 1), E.le(G, 2)]
+    g_ranges = {**ranges, G: E.Interval(1, 2)}
+    assert radix.bounded(E.lt(shared, E.mul(E.mul(N, E.mul(W, P)), G)), g_facts + base, is_exec, g_ranges,
+                         proved_by(prover(base + [E.ge(G, 1), E.le(G, 2)])))
+    # one more row than the digits allow is not bounded
+    wide = in_range(e1, 0, W) + in_range(e0, 0, E.add(P, 1)) + in_range(t, 0, N)
+    assert not radix.bounded(goal, wide + base, is_exec, ranges, proved_by(prover(base)))
+    # nor a bound one short
+    assert not radix.bounded(E.lt(addr, E.sub(E.mul(N, E.mul(W, P)), 1)), facts + base, is_exec, ranges,
+                             proved_by(prover(base)))

@@ -33,6 +33,7 @@ from .solver import QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3C
 INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown", "config"})
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq", "probe"})
 RADIX_CODES = frozenset({"NKI401", "NKI402"})  # checks of `two executions touch the same element`
+BOUND_CODES = frozenset({"NKI101", "NKI102"})  # upper bounds of accesses: digits in mixed radix (radix.bounded)
 
 
 # per kernel analysis: solver queries spent on what only makes a finding nicer (a realistic counterexample, the
@@ -311,6 +312,13 @@ class KernelAnalysis:
         self.stats.z3_seconds = self.prover.seconds
         if isinstance(verdict, Proved):
             return None
+        if isinstance(verdict, Unknown) and not ob.quiet_unknown and ob.code in BOUND_CODES:
+            ranges = dict(self.ranges)
+            for f in local:
+                E.refine_ranges(ranges, f)
+            if radix.bounded(ob.goal, local + self.base, self._is_exec, ranges, self._side_proved):
+                self.stats.by_radix += 1
+                return None
         if isinstance(verdict, Unknown) and not ob.quiet_unknown and rewrite.nonlinear(ob.goal):
             cases = rewrite.sufficient(ob.goal, self._rules(local), self.ranges, self._is_input)
             if cases is not None and all(isinstance(self.prover.find_violation(g, local + facts), Proved)

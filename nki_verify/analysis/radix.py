@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Callable
+from typing import Callable, Iterator
 
 from compiler import expr as E
 
@@ -310,6 +310,16 @@ def _equal_digits(pairs: list, bounds: "_Bounds", side: list, ranges: dict, prov
         if est < 0:
             c, x, y = E.neg(c), y, x
         oriented.append((c, x, y))
+    for digits in _digit_sets(oriented, bounds, side, prove):
+        out = _radix(digits, bounds, side, ranges, prove, budget)
+        if out:
+            return out
+    return []
+
+
+def _digit_sets(oriented: list, bounds: "_Bounds", side: list, prove: Callable) -> Iterator[list]:
+    """The ways to read [(place, x, y)] as digits [(place, width, members)]: single digits, digits whose place
+    values differ by a constant factor merged, and compounds a fact bounds together."""
     singles = [(c, [(E.ONE, x, y)]) for c, x, y in oriented]
     compounds = _fact_compounds(oriented, bounds, side, prove)
     rest = [d for d in singles if not any(d[1][0][1] in cx for cx, _ in compounds)]
@@ -328,10 +338,80 @@ def _equal_digits(pairs: list, bounds: "_Bounds", side: list, ranges: dict, prov
                 break
             digits.append((c, w, members))
         else:
-            out = _radix(digits, bounds, side, ranges, prove, budget)
-            if out:
-                return out
-    return []
+            yield digits
+
+
+def bounded(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: Callable, depth: int = 0) -> bool:
+    """True when `sum_k c_k * x_k + R <= 0` follows from the digits x_k being in mixed radix: each x_k in
+    [0, w_k), place values chained (c_k * w_k <= c_(k+1), the smallest >= 1), so the sum is at most
+    c_top * w_top - 1 and `R + c_top * w_top - 1 <= 0` remains, over inputs only.  The upper bound of a
+    flattened access (`e1 + W*e0 + W*P*tile < N*W*P` for e1 < W, e0 < P, tile < N) that solvers find hard for
+    the products of symbolic sizes.  Side conditions are proved by `prove(cond, facts)`."""
+    if not (isinstance(goal, E.Cmp) and goal.op == E.LE):
+        return False
+    cond = _case([goal.e], is_exec) if depth < 2 else None
+    if cond is not None:
+        # a digit that only counts under an input condition (`program_id(0) if program_ndim() else 0`): each
+        # case with the conditionals it settles simplified away
+        for case in (cond, E.bnot(cond)):
+            r2 = dict(ranges)
+            E.refine_ranges(r2, case)
+            f2 = _pinned([E.simplify_in(f, r2) for f in facts] + [case], r2)
+            if f2 is None:
+                continue  # this case cannot happen
+            fixed = E.fixed_by(r2)  # the sizes the case pins (one program: G == 1), in the goal too
+            g2 = E.simplify_in(E.substitute(goal, fixed) if fixed else goal, r2)
+            if g2 == E.TRUE:
+                continue
+            if g2 == goal:
+                return False
+            if not bounded(g2, f2, is_exec, r2, prove, depth + 1):
+                return False
+        return True
+    terms, const = E._linear_parts(goal.e)
+    coef: dict = {}
+    rest: list = [E.Const(const)]
+    for atom, k in terms.items():
+        factors = E._atom_factors(atom)
+        ex = [f for f in factors if any(is_exec(s) for s in E.free_syms(f))]
+        if not ex:
+            rest.append(E.mul(k, atom))
+            continue
+        if len(ex) != 1 or not isinstance(ex[0], E.Sym):
+            return False
+        x = ex[0]
+        c: E.Expr = E.Const(k)
+        for f in factors:
+            if f is not x:
+                c = E.mul(c, f)
+        coef[x] = E.add(coef.get(x, E.ZERO), c)
+    oriented = [(c, x, x) for x, c in coef.items() if c != E.ZERO]
+    if not oriented or len(oriented) > MAX_DIGITS:
+        return False
+    for c, _, _ in oriented:
+        est = next((v for v in (_sample(c, ranges, 0, base) for base in SAMPLE_BASES) if v), None)
+        if est is None or est < 0:
+            return False  # a digit that counts down: its lower end would matter
+    bounds = _Bounds(facts, is_exec, ranges)
+    if any(bounds.of(x, False) != E.ZERO for _, x, _ in oriented):
+        return False
+    side = [f for f in facts if not any(is_exec(s) for s in E.free_syms(f))]
+    remainder = E.add(*rest)
+    budget = [MAX_SIDE_CONDITIONS]
+    for digits in _digit_sets(oriented, bounds, side, prove):
+        order = _chain_order(digits, side, ranges, prove, budget)
+        if order is None:
+            continue
+        top, width = order[-1][0], order[-1][1]
+        cond = E.le(E.add(remainder, E.mul(top, width), -1), 0)
+        if cond == E.TRUE or E.decide(cond, ranges) is True:
+            return True
+        if budget[0] <= 0:
+            return False
+        budget[0] -= 1
+        if prove(cond, side):
+            return True
+    return False
 
 
 def _by_base(singles: list) -> list:
@@ -440,6 +520,11 @@ def _sample(c: E.Expr, ranges: dict, seed: int, base: int = 1000) -> int | None:
 def _chain(digits: list, side: list, ranges: dict, prove: Callable, budget: list) -> bool:
     """Digits [(place value, width, ...)] in mixed radix: ordered by place value, the smallest is >= 1 and
     each place value times its width is at most the next place value."""
+    return _chain_order(digits, side, ranges, prove, budget) is not None
+
+
+def _chain_order(digits: list, side: list, ranges: dict, prove: Callable, budget: list) -> list | None:
+    """The digits in the order that shows them in mixed radix (see `_chain`), or None."""
     keyed: list = []
     for base in SAMPLE_BASES:  # one sample point for all digits, the first where every place value is positive
         keyed = []
@@ -451,12 +536,16 @@ def _chain(digits: list, side: list, ranges: dict, prove: Callable, budget: list
         else:
             break
     if len(keyed) != len(digits):
-        return False
+        return None
     keyed.sort(key=lambda kd: kd[0])
     # place values the sample cannot tell apart (`1` and `min(128 // k, n // 128)` at 128): each order of them
     groups = [[d for _, d in g] for _, g in itertools.groupby(keyed, key=lambda kd: kd[0][0])]
     orders = itertools.islice(itertools.product(*[itertools.permutations(g) for g in groups]), MAX_TIE_ORDERS)
-    return any(_chained([d for g in order for d in g], side, ranges, prove, budget) for order in orders)
+    for order in orders:
+        ordered = [d for g in order for d in g]
+        if _chained(ordered, side, ranges, prove, budget):
+            return ordered
+    return None
 
 
 def _chained(ordered: list, side: list, ranges: dict, prove: Callable, budget: list) -> bool:
