@@ -28,7 +28,7 @@ from compiler import ir
 
 from ..diagnostics import ERROR, WARNING, Diagnostic, Location, Note
 from . import radix, rewrite
-from .solver import QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context
+from .solver import QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context, relevant
 
 INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown", "config"})
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq", "probe"})
@@ -40,6 +40,11 @@ BOUND_CODES = frozenset({"NKI101", "NKI102"})  # upper bounds of accesses: digit
 # assert to suggest).  A count, like the other budgets, so that the same findings carry the same suggestions
 # on any machine.
 EXTRAS_QUERY_BUDGET = 60
+# the mixed-radix upper bounds (radix.bounded), tried only after the solver gave up: attempts and their side
+# conditions per kernel analysis (a kernel full of undecided bounds, fgcc with 124 of them and none provable
+# so, spent 2.6 s on them; their case splits simplify every fact)
+BOUND_ATTEMPT_BUDGET = 12
+BOUND_QUERY_BUDGET = 40
 # per kernel analysis: solver queries for the checks whose undecided verdicts are quiet (the quantified
 # uninitialised-read queries, the slowest kind); past it the remaining ones are not decided, and counted as
 # skipped.  A count, not seconds: the verdicts stay the same on a slower or busier machine.
@@ -112,6 +117,8 @@ class KernelAnalysis:
         # suggest): past the budget, findings keep the solver's own model and no suggestion
         self.extras_queries = 0
         self.quiet_queries = 0
+        self.bound_queries = 0
+        self.bound_attempts = 0
         self.stats = Stats()
         self._seen: set = set()
         # the analyses' own symbols (per-side copies, pattern indices): numbered per kernel, so that analysing
@@ -296,6 +303,16 @@ class KernelAnalysis:
         info = self.info.get(s)
         return info is None or info.role not in INPUT_ROLES
 
+    def _bound_side_proved(self, cond: E.BExpr, facts: list) -> bool:
+        """`_side_proved` within the kernel's budget for the side conditions of upper bounds."""
+        if self.bound_queries >= BOUND_QUERY_BUDGET:
+            return False
+        before = self.prover.queries
+        try:
+            return self._side_proved(cond, facts)
+        finally:
+            self.bound_queries += self.prover.queries - before
+
     def _side_proved(self, cond: E.BExpr, facts: list) -> bool:
         """A side condition over input symbols only, under the given (input-only) facts."""
         return isinstance(self.prover.find_violation(cond, facts), Proved)
@@ -312,11 +329,14 @@ class KernelAnalysis:
         self.stats.z3_seconds = self.prover.seconds
         if isinstance(verdict, Proved):
             return None
-        if isinstance(verdict, Unknown) and not ob.quiet_unknown and ob.code in BOUND_CODES:
+        if isinstance(verdict, Unknown) and not ob.quiet_unknown and ob.code in BOUND_CODES and \
+                self.bound_attempts < BOUND_ATTEMPT_BUDGET and self.bound_queries < BOUND_QUERY_BUDGET:
+            self.bound_attempts += 1
             ranges = dict(self.ranges)
             for f in local:
                 E.refine_ranges(ranges, f)
-            if radix.bounded(ob.goal, local + self.base, self._is_exec, ranges, self._side_proved):
+            facts = local + relevant(syms, self.base)  # the kernel's facts connected to the goal, as the solver's
+            if radix.bounded(ob.goal, facts, self._is_exec, ranges, self._bound_side_proved):
                 self.stats.by_radix += 1
                 return None
         if isinstance(verdict, Unknown) and not ob.quiet_unknown and rewrite.nonlinear(ob.goal):
