@@ -327,7 +327,7 @@ def test_an_optional_input_used_unconditionally_is_analysed_as_given() -> None:
         r = analyze_source(variant, "/tmp/k.py")
         assert {(d.code, d.location.line) for d in r.diagnostics} == {("NKI101", 11), ("NKI501", 11)}
         assert r.kernels[0].context == ("standalone, symbolic shapes; "
-                                        "bias given (optional, but dereferenced on every path)")
+                                        "bias given (optional, and dereferenced by the kernel)")
 
 
 def test_a_finding_every_input_reaching_it_has_stands_when_reachability_is_undecided() -> None:
@@ -402,3 +402,36 @@ def test_a_race_only_some_config_values_have_is_not_reported_like_other_config_f
     # a race every config value has is still reported
     always = text.replace("i * cfg.stride:i * cfg.stride + 128", "cfg.stride:cfg.stride + 128")
     assert [d.code for d in verify_source(always, "/tmp/k.py")] == ["NKI401"]
+
+
+def test_an_optional_input_some_paths_dereference_is_analysed_both_ways() -> None:
+    # `use_bias == 1` without a bias fails while tracing: the kernel is analysed without the bias (the flag's
+    # other paths) and with it, and each analysis finds the bug on its own path
+    text = src("""
+        from typing import Optional
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(x, use_bias: int, bias: Optional[nl.ndarray] = None):
+            assert x.shape == (128, 512)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x)
+            if use_bias == 1:
+                assert bias.shape == (128, 512)
+                b = nl.ndarray((128, 512), dtype=bias.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=b, src=bias[0:128, 0:512])
+                nisa.dma_copy(dst=t[0:128, 0:256], src=bias[0:128, 257:513])
+            if bias is None:
+                nisa.dma_copy(dst=t[0:128, 0:256], src=x[0:128, 300:556])
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """)
+    r = analyze_source(text, "/tmp/k.py")
+    assert sorted((d.code, d.severity, d.location.line) for d in r.diagnostics) == [
+        ("NKI101", "warning", 16), ("NKI101", "warning", 18)]
+    assert [k.context for k in r.kernels] == [
+        "standalone, symbolic shapes", "standalone, symbolic shapes; bias given (optional, and dereferenced by the "
+        "kernel)"]

@@ -698,18 +698,25 @@ class CallsMixin:
         raise V.NotUnderstood(f"subscripting a {V.describe(obj)}", node)
 
     def none_default_used(self, node: ast.AST | None) -> None:
-        """`inps.bias.dtype` where `bias` is a kernel input left at its default None: when the dereferenced
-        value is named like such an input (directly or as a field carrying it), or that input is the only one
-        left at None, analyse the kernel again with the input given.  A path that dereferences None fails
-        at trace time, so the kernel is only meant for launches that pass it."""
-        if self._no_retry:
-            return
+        """`inps.bias.dtype` where `bias` is a kernel input left at its default None (the dereferenced value is
+        named like such an input, directly or as a field carrying it, or that input is the only one left at
+        None).  A path that dereferences None fails at trace time: on every path, the kernel is only meant for
+        launches that pass the input, and is analysed again with it given; on some paths, those paths are
+        dropped from this analysis and another one with the input given follows them."""
         base = getattr(node, "value", None)
         name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
-        if name in self._none_defaults:
+        if name not in self._none_defaults:
+            if len(self._none_defaults) != 1:
+                return
+            name = next(iter(self._none_defaults))  # under another name (`b = bias`), but no other candidate
+        if any(f.pc for f in self.frames):
+            # only on some paths (`if use_bias: bias.dtype`): a launch without the input that takes this path
+            # fails while tracing, so the path is not followed here; the kernel is analysed with the input given
+            # as well (see run_with_retries)
+            self._none_derefs.add(name)
+            raise V.PathAbort()
+        if not self._no_retry:
             raise V.GivenRetry(name)
-        if len(self._none_defaults) == 1:  # under another name (`b = bias`), but there is no other candidate
-            raise V.GivenRetry(next(iter(self._none_defaults)))
 
     def seq_getitem(self, obj: Any, key: Any, node: ast.AST | None) -> Any:
         if isinstance(obj, V.PyList):

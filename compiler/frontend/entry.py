@@ -201,12 +201,24 @@ def _context_key(interp: Interpreter, args: list, kwargs: dict, grid: Any) -> st
 def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> list:
     """Run a kernel; when an input turns out to have another rank than guessed, run it again.  An input
     used with different ranks on different paths (`if in_sbuf: x[:, :, j] else: x[i, j]`) is analysed once
-    per rank, each run following only the paths that fit its rank."""
+    per rank, each run following only the paths that fit its rank.  An optional input left at None that some
+    paths dereference (`if use_bias: bias.dtype`) is analysed both ways: left at None (those paths dropped)
+    and given."""
+    interp._given = set()  # optional inputs left at None that the kernel dereferences anyway: analysed as given
+    interp._none_derefs = set()
+    out = _run_with_retries(interp, kv, ctx)
+    conditional = interp._none_derefs - interp._given
+    if conditional and len(interp._given | conditional) <= 4:
+        interp._given |= conditional
+        out += _run_with_retries(interp, kv, ctx)
+    return out
+
+
+def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> list:
     overrides: dict = {}
     at_least: set = set()  # params whose rank is known only from below (an index into the shape): still a guess
     tried: dict = {}
     conflict = None
-    interp._given = set()  # optional inputs left at None that the kernel dereferences anyway: analysed as given
     for _ in range(8 + 4):
         interp._rank_overrides = dict(overrides)
         interp._rank_at_least = set(at_least)
@@ -291,6 +303,10 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
         try:
             interp.invoke(fn, args, kwargs, fn.node)
         except V.PathAbort:
+            dropped = interp._none_derefs - interp._given
+            if dropped and not interp._no_retry:
+                # every path dereferences an optional input left at None: the kernel needs it
+                raise V.GivenRetry(sorted(dropped)[0]) from None
             if not kb.assumptions and not getattr(interp, "_rank_split", None):
                 kb.issue("NKI901", "every path through this kernel fails (an assert or raise always triggers) for "
                                    "the analysed inputs; nothing after it was checked", span, "warning")
@@ -311,7 +327,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
         opts.target = saved_target
     description = ctx.description
     if interp._given:
-        description += "; " + ", ".join(sorted(interp._given)) + " given (optional, but dereferenced on every path)"
+        description += "; " + ", ".join(sorted(interp._given)) + " given (optional, and dereferenced by the kernel)"
     kernel = kb.build(span, description, tuple(params))
     return kernel, list(kb.issues)
 

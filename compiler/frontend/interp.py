@@ -115,6 +115,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._value_params: dict = {}
         self._none_defaults: set = set()  # kernel inputs left at their default None in this run
         self._given: set = set()  # optional inputs analysed as given (GivenRetry)
+        self._none_derefs: set = set()  # optional inputs left at None that some path dereferences
         self._phi_splits = 0  # calls being followed once per side of a structurally merged argument
 
     # ------------------------------------------------------------------ locations
