@@ -435,3 +435,89 @@ def test_an_optional_input_some_paths_dereference_is_analysed_both_ways() -> Non
     assert [k.context for k in r.kernels] == [
         "standalone, symbolic shapes", "standalone, symbolic shapes; bias given (optional, and dereferenced by the "
         "kernel)"]
+
+
+B1_HEADER = """
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+"""
+
+
+def test_beta1_binary_ops_broadcast_a_one_partition_tile() -> None:
+    # Beta 1's nl.add broadcasts a (1, 512) tile along the partitions; two different partition counts do not
+    text = B1_HEADER + src("""
+        @nki.jit
+        def k(a_tensor, b_tensor):
+            assert a_tensor.shape == (128, 512) and b_tensor.shape == (128, 512)
+            c_tensor = nl.ndarray((128, 512), dtype=a_tensor.dtype, buffer=nl.shared_hbm)
+            a = nl.load(a_tensor[0:128, 0:512])
+            b = nl.load(b_tensor[0:1, 0:512])
+            nl.store(c_tensor[0:128, 0:512], nl.add(a, b))
+            return c_tensor
+    """)
+    assert verify_source(text, "/tmp/k.py") == []
+    (d,) = verify_source(text.replace("b_tensor[0:1, 0:512]", "b_tensor[0:2, 0:512]"), "/tmp/k.py")
+    assert (d.code, d.severity) == ("NKI501", "error") and "or one of them 1" in d.message
+
+
+def test_beta1_masks_combine_conditions_with_and() -> None:
+    # `(i_p < 64) & (i_f < 256)` is a conjunction: the store past row 64 / column 256 of out is masked off
+    text = B1_HEADER + src("""
+        @nki.jit
+        def k(in_tensor):
+            assert in_tensor.shape == (128, 512)
+            out_tensor = nl.ndarray((64, 256), dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+            i_p = nl.arange(128)[:, None]
+            i_f = nl.arange(512)[None, :]
+            t = nl.load(in_tensor[i_p, i_f])
+            nl.store(out_tensor[i_p, i_f], value=t, mask=((i_p < 64) & (i_f < 256)))
+            return out_tensor
+    """)
+    assert verify_source(text, "/tmp/k.py") == []
+    either = [d.code for d in verify_source(text.replace(") & (", ") | ("), "/tmp/k.py")]
+    assert either and set(either) == {"NKI101"}
+
+
+def test_beta1_dtype_limits_and_indirect_loads() -> None:
+    # `nl.fp32.min` is a number; an index tile loaded from a one-axis input (`idx[i_p]`) gathers rows, so the
+    # gathered tile has as many partitions as the index tile
+    text = B1_HEADER + src("""
+        @nki.jit
+        def k(data_tensor, idx_tensor):
+            assert data_tensor.shape == (128, 512) and idx_tensor.shape[0] == 64
+            out_tensor = nl.ndarray((64, 512), dtype=data_tensor.dtype, buffer=nl.shared_hbm)
+            i_p = nl.arange(64)[:, None]
+            i_f = nl.arange(512)[None, :]
+            idx_tile = nl.load(idx_tensor[i_p])
+            data_tile = nl.load(data_tensor[idx_tile[i_p, 0], i_f])
+            low = nisa.affine_select(pred=(i_f < 256), on_true_tile=data_tile[i_p, i_f], on_false_value=nl.fp32.min)
+            nl.store(out_tensor, value=low)
+            return out_tensor
+    """)
+    codes = sorted({d.code for d in verify_source(text, "/tmp/k.py")})
+    assert codes == ["NKI102"], codes  # only the gathered rows' runtime indices, which nothing bounds
+    assert "NKI501" in {d.code for d in verify_source(text.replace("(64, 512)", "(32, 512)"), "/tmp/k.py")}
+
+
+def test_double_row_matmul_and_permuting_dma_transpose_shapes() -> None:
+    # FP8 double-row matmul: stationary (K, 2, M) and moving (K, 2, N) give an (M, N) tile; a DMA transpose with
+    # axes=(2, 1, 0) gives the permuted shape
+    text = B1_HEADER + src("""
+        @nki.jit
+        def k(a_input, b_input, src_tensor):
+            assert a_input.shape == (64, 2, 16) and b_input.shape == (64, 2, 32)
+            assert src_tensor.shape == (4, 8, 16)
+            c_output = nl.ndarray((16, 32), dtype=nl.float32, buffer=nl.shared_hbm)
+            a_tile = nl.load(a_input.view(nl.float8_e5m2))
+            b_tile = nl.load(b_input.view(nl.float8_e5m2))
+            c_tile = nisa.nc_matmul(a_tile, b_tile, perf_mode="double_row_gen3")
+            nl.store(c_output, value=c_tile)
+            src = nl.load(src_tensor)
+            d0, d1, d2 = src.shape
+            t_output = nl.ndarray((d2, d1, d0), dtype=src.dtype, buffer=nl.shared_hbm)
+            nl.store(t_output, nisa.dma_transpose(src, axes=(2, 1, 0)))
+            return c_output, t_output
+    """)
+    codes = {d.code for d in verify_source(text, "/tmp/k.py", Options(target="trn2"))}
+    assert not codes & {"NKI501", "NKI902", "NKI101"}, codes

@@ -38,6 +38,18 @@ class AutoValue:
     """`enum.auto()`."""
 
 
+def _dtype_limit(dtype: str, name: str) -> Any:
+    """`nl.fp32.min`: the dtype's limit as a float (an opaque float when the dtype is not a known float)."""
+    import ml_dtypes
+    import numpy as np
+
+    try:
+        info = ml_dtypes.finfo(getattr(ml_dtypes, dtype, None) or np.dtype(dtype))
+    except (TypeError, ValueError):
+        return V.OPAQUE_FLOAT
+    return float(getattr(info, name, V.OPAQUE_FLOAT))
+
+
 def _structural(v: V.Phi) -> bool:
     """Two values no merge can fold into one: sequences of different lengths, tensors of different ranks."""
     a, b = v.a, v.b
@@ -575,6 +587,8 @@ class CallsMixin:
         method = self.builtin_method(obj, name)
         if method is not None:
             return method
+        if isinstance(obj, V.DTypeVal) and name in ("min", "max", "eps", "tiny"):
+            return _dtype_limit(obj.name, name)  # Beta 1 `nl.fp32.min`, like `finfo(dtype).min`
         if obj is None:
             self.none_default_used(node)
             raise V.NotUnderstood(f"attribute {name!r} of None: the value is None on this path (an optional input "

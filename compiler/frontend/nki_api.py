@@ -637,7 +637,15 @@ class NkiMixin:
             target = self._alloc_name(node)  # `acc = nl.matmul(...)`: the tile is called acc
             if not target.startswith("tensor@"):
                 name = target
-        return self.new_tensor(name, buffer, shape, dtype, node, "result")
+        tv = self.new_tensor(name, buffer, shape, dtype, node, "result")
+        if res.shape[0] == "like":
+            # `src = nl.load(src_tensor)` whole: the tile inherits the input's guessed rank, so that unpacking its
+            # shape (`d0, d1, d2 = src.shape`) corrects the guess as unpacking the input's would
+            t = self._role_tensor(bound, res.shape[1])
+            param = self._guessed_ranks.get(t.tensor.id) if t is not None else None
+            if param is not None and tuple(t.shape) == tuple(E.lower(d) for d in t.tensor.shape):
+                self._guessed_ranks[tv.tensor.id] = param
+        return tv
 
     def _role_tensor(self, bound: dict, role: str) -> V.TensorVal | None:
         v = bound.get(role)
@@ -657,7 +665,14 @@ class NkiMixin:
             shapes = [tuple(t.shape) for r in rule[1:] for t in [self._role_tensor(bound, r)] if t is not None]
             if not shapes:
                 raise V.NotUnderstood("an element-wise operation without a tensor operand", node)
-            return self.broadcast_shapes(shapes, node)
+            try:
+                return self.broadcast_shapes(shapes, node)
+            except V.NotUnderstood:
+                if len({len(sh) for sh in shapes}) != 1:
+                    raise
+                # known sizes that differ ((128, 512) and (2, 512)): the instruction's rule reports it, and the
+                # result is taken to have the first operand's shape so that the analysis goes on
+                return shapes[0]
         if kind == "reduce":
             t = self._role_tensor(bound, rule[1])
             if t is None:
@@ -687,6 +702,11 @@ class NkiMixin:
             t = self._role_tensor(bound, rule[1])
             if t is None:
                 raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            axes = bound.get("axes")
+            if isinstance(axes, (tuple, V.PyList)):
+                perm = self.iterate_known(axes, node)
+                if sorted(p for p in perm if isinstance(p, int)) == list(range(len(t.shape))):
+                    return tuple(t.shape[p] for p in perm)  # `axes=(2, 1, 0)`: the permuted shape
             free: E.IntLike = 1
             for d in t.shape[1:]:
                 free = E.lower(E.mul(free, d))
@@ -695,6 +715,9 @@ class NkiMixin:
             st, mv = self._role_tensor(bound, rule[1]), self._role_tensor(bound, rule[2])
             if st is None or mv is None:
                 raise V.NotUnderstood("matmul operands must be tensors", node)
+            if "double_row" in str(bound.get("perf_mode", "")) and len(st.shape) >= 3 and len(mv.shape) >= 3:
+                # FP8 double-row mode: stationary (K', 2, M), moving (K', 2, N); the 2 is part of the contraction
+                return (self.free_size((1,) + tuple(st.shape[2:])), self.free_size((1,) + tuple(mv.shape[2:])))
             return (self.free_size(st.shape), self.free_size(mv.shape))
         if kind == "nl_matmul":
             x, y = self._role_tensor(bound, rule[1]), self._role_tensor(bound, rule[2])

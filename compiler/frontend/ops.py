@@ -156,6 +156,13 @@ class OpsMixin:
             return self.tensor_binop(op, a, b, node)
         if isinstance(a, V.Instance) or isinstance(b, V.Instance):
             return self._instance_binop(op, a, b, node)
+        if op in (ast.BitAnd, ast.BitOr, ast.BitXor) and (isinstance(a, E.BExpr) or isinstance(b, E.BExpr)) and \
+                all(isinstance(x, (E.BExpr, bool)) for x in (a, b)):
+            # `(i_p < 64) & (i_f < 256)`: a conjunction of conditions (Beta-1 masks)
+            x, y = self.as_bexpr(a), self.as_bexpr(b)
+            r = E.band(x, y) if op is ast.BitAnd else E.bor(x, y) if op is ast.BitOr else \
+                E.bor(E.band(x, E.bnot(y)), E.band(E.bnot(x), y))
+            return r.value if isinstance(r, E.BConst) else r
         if op in (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod) and \
                 (isinstance(a, E.BExpr) or isinstance(b, E.BExpr)) and \
                 all(isinstance(x, (E.BExpr, bool)) or V.is_int(x) for x in (a, b)):

@@ -258,6 +258,13 @@ class TensorMixin:
             self.kb.add_check(self.make_check(
                 "NKI101", E.FALSE, f"{len(consuming)} indices for a tensor of rank {rank}", node))
             raise V.NotUnderstood(f"too many indices ({len(consuming)}) for a rank-{rank} tensor", node)
+        if len(consuming) < rank and any(isinstance(k, V.IndexGrid) for k in keys):
+            # `idx[i_p]` with index grids on an input whose rank was guessed: grids index every axis, so the
+            # input has as many axes as the subscript (the alternative, grids mixed with implicit slices, is not
+            # followed)
+            param = getattr(self, "_guessed_ranks", {}).get(tv.tensor.id)
+            if param is not None and param not in getattr(self, "_exact_params", ()):
+                self.rank_mismatch(param, len(consuming))
         keys = keys + [slice(None)] * (rank - len(consuming))
         if any(isinstance(k, V.IndexGrid) for k in keys):
             return self._grid_subscript(tv, keys, node)
@@ -387,7 +394,20 @@ class TensorMixin:
     def _grid_subscript(self, tv: V.TensorVal, keys: list, node: ast.AST | None) -> V.TensorVal:
         view = tv.view
         grids = [k for k in keys if isinstance(k, V.IndexGrid)]
-        shape = self.broadcast_shapes([g.shape for g in grids], node)
+        shapes = [g.shape for g in grids]
+        rank = max(len(sh) for sh in shapes)
+        for axis, k in enumerate(keys):
+            # an index tile (indirect access, `data[idx_tile[i_p, 0], i_f]`) spans its partitions along the axis
+            # it indexes; an index whose value was not understood spans a number that is not known either
+            if isinstance(k, V.TensorVal) and k.shape:
+                size = k.shape[0]
+            elif isinstance(k, V.Unknown):
+                size = self.fresh_int(f"<size of an index tile: {k.reason}>")
+            else:
+                continue
+            if axis < rank:
+                shapes.append((1,) * axis + (size,) + (1,) * (rank - axis - 1))
+        shape = self.broadcast_shapes(shapes, node)
         offset = E.lift(view.offset)
         items: list = []
         iotas: list = list(view.iotas)

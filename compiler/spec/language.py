@@ -8,7 +8,7 @@ These return a new tile (Beta 1, and the Beta-2 convenience wrappers that NKI
 from __future__ import annotations
 
 from .schema import (
-    ANY_BUFFER, ANY_HBM, HBM_OR_SBUF, ON_CHIP, SBUF_ONLY, All, Dim, Eq, Free, Implies, Instruction, IsTensor, Le,
+    ANY_BUFFER, ANY_HBM, HBM_OR_SBUF, ON_CHIP, SBUF_ONLY, All, Any_, Dim, Eq, Free, Implies, Instruction, IsTensor, Le,
     Lit, Numel, Operand, Result, Rule, same_tile, sig,
 )
 
@@ -41,7 +41,15 @@ def _binary(name: str) -> Instruction:
         b1=None if name in B2_ONLY else sig("x, y, *, dtype=None, mask=None, **kwargs"),
         result=Result(("broadcast", "x", "y"), dtype=("attr", "dtype", "@x")),
         rules=(Rule("NKI501", Implies(All((IsTensor("x"), IsTensor("y"))), Eq(Dim("x", 0), Dim("y", 0))),
-                    "x and y must have the same partition count (no partition broadcasting)"),),
+                    "x and y must have the same partition count (no partition broadcasting)",
+                    dialects=frozenset({"beta2"})),
+               # Beta 1 broadcasts a one-partition tile along the partitions (the nki.language.add examples of
+               # the Beta-1 documentation tests: (1, 512) + (128, 512), (128, 1) + (1, 512))
+               Rule("NKI501", Implies(All((IsTensor("x"), IsTensor("y"))),
+                                      Any_((Eq(Dim("x", 0), Dim("y", 0)), Eq(Dim("x", 0), Lit(1)),
+                                            Eq(Dim("y", 0), Lit(1))))),
+                    "x and y must have the same partition count, or one of them 1 (broadcast along the "
+                    "partitions)", dialects=frozenset({"beta1"}))),
         kind="elementwise",
     )
 
