@@ -66,6 +66,14 @@ def _user_frame(depth: int) -> Any:
 _USER_FILES: dict = {}
 
 
+def is_user_file(fn: str) -> bool:
+    """A file of the kernel's (not the device's, numpy's or the standard library's)."""
+    user = _USER_FILES.get(fn)
+    if user is None:
+        user = _USER_FILES[fn] = not fn.startswith(_HERE_PREFIXES) and not _is_library(fn)
+    return user
+
+
 def subscript_item_site(item: int) -> Site:
     """The line of the `item`-th element of the subscript being evaluated (`a[0:128,\n 0:600]` reports the
     second slice at its own line, as the verifier does)."""

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 from compiler.spec.targets import get_target
 
 from .core import Run, RunOptions
-from .faults import DeviceFault
+from .faults import DeviceFault, Site, is_user_file
 from .kernels import Kernel, enter_run, is_host_function, leave_run, launch, to_host
 from .memory import ArenaPool
 from .modules import ModuleSet, installed
@@ -150,6 +150,17 @@ class Device:
                 raise
             run.faults.faults.append(fault)
             outputs = None
+        except IndexError as exc:
+            # a Python sequence indexed past its end in the kernel's own code (`tiles[i + 1]`): the trace fails
+            # there, which the verifier reports as NKI101 at the same line
+            site = _raising_user_site(exc)
+            if site is None:
+                raise
+            fault = DeviceFault("NKI101", f"Python index out of range: {exc}", site)
+            if mode == "raise":
+                raise fault from exc
+            run.faults.faults.append(fault)
+            outputs = None
         finally:
             leave_run(token)
         return Result(outputs, list(run.faults.faults), run.faults.before_first_hard(), run.stats["instructions"],
@@ -179,3 +190,16 @@ def _call(fn: Any, grid: Any, args: tuple, kwargs: dict) -> Any:
         return to_host(fn(*args, **kwargs))
     from .kernels import dialect_of
     return launch(Kernel(fn, dialect_of(fn)), g, args, kwargs)
+
+
+def _raising_user_site(exc: BaseException) -> Site | None:
+    """The kernel line an exception was raised at: the innermost frame of its traceback in the user's code, when
+    the exception comes from there (not from the device or a library it calls)."""
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None or not is_user_file(last.tb_frame.f_code.co_filename):
+        return None
+    return Site(last.tb_frame.f_code.co_filename, last.tb_lineno, last.tb_frame.f_code.co_name)

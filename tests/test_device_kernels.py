@@ -82,7 +82,9 @@ CASES = {
         "one_core_worth_of_rows_but_shifted": ([r(128, 512)], 2)},
     "b2_input_ranks.py": {"fold_experts": ([r(2, 3, 64, 96)],), "fold_experts_past_the_end": ([r(2, 3, 64, 96)],),
                           "merged_shapes": ([r(128, 512), 2],)},
-    "b2_carried_tiles.py": {"sum_row_blocks": ([r(384, 512)],), "sum_row_blocks_reads_past_the_tile": ([r(384, 512)],)},
+    "b2_carried_tiles.py": {"sum_row_blocks": ([r(384, 512)],), "sum_row_blocks_reads_past_the_tile": ([r(384, 512)],),
+                            "tiles_of_row_blocks": ([r(256, 512)],),
+                            "tiles_of_row_blocks_one_too_far": ([r(256, 512)],)},
     "b2_optional_views.py": {
         "bias_used_on_every_path": ([r(128, 512), r(128, 512)],),
         "bias_used_past_its_end": ([r(128, 512), r(128, 512)],),

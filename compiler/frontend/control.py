@@ -517,8 +517,16 @@ class ControlMixin:
                 ok = (o.tail is tail0 is None and len(o.items) == len(items0) + 1
                       and all(a is b for a, b in zip(o.items, items0)) and id(o) not in track.reads
                       and not self._mentions_syms(o.items[-1], probe_syms - set(plan["deltas"].values())))
+                # an empty list that an inner loop (summarised) fills with the same number of values in every
+                # iteration: `for m: for t: tiles.append(...)` is one sequence of trip * length values
+                nested = (not ok and not items0 and tail0 is None and not o.items and o.tail is not None
+                          and not (E.free_syms(E.lift(o.tail.length)) & (probe_syms | {var}))
+                          and id(o) not in track.reads
+                          and not self._mentions_syms(o.tail.elem, probe_syms - set(plan["deltas"].values())))
                 if ok:
                     plan["lists"].append((o, list(items0)))
+                elif nested:
+                    plan.setdefault("nested", []).append((o, o.tail))
                 else:
                     touched_bad.append(o)
             elif isinstance(o, V.Instance):
@@ -593,6 +601,14 @@ class ControlMixin:
             loop_value = E.add(start, E.mul(k, step))
             seq = V.SymSeq(k, trip, self.subst_value(value, {var: loop_value}))
             o.set_items(items0, seq)
+        for o, inner in plan.get("nested", ()):
+            # element v of the whole sequence: iteration v // L of this loop, element v % L of the inner one
+            length = E.lift(inner.length)
+            k = self.fresh_seq_var()
+            value = self.subst_value(inner.elem, probe_map)
+            value = self.subst_value(value, {var: E.add(start, E.mul(E.floordiv(k, length), step)),
+                                             inner.var: E.mod(k, length)})
+            o.set_items([], V.SymSeq(k, E.lower(E.mul(trip, length)), value))
         rest = names - {key[1] for key in plan["deltas"] if key[0] == "name"}
         self._finish_loop(var, start, step, trip, rest, env0, probe_map)
         for key, v in finals.items():

@@ -50,3 +50,40 @@ def sum_row_blocks_reads_past_the_tile(x):
     for h in range(2):
         nisa.dma_copy(dst=out[0:128, h * 256:(h + 1) * 256], src=acc[h])
     return out
+
+
+@nki.jit
+def tiles_of_row_blocks(x):
+    # a list filled by two nested loops of symbolic trip counts: one sequence of blocks * halves tiles, indexed
+    # later as tiles[n_h * b + h] (was: NKI902, appending to a list whose length is symbolic)
+    assert x.shape[0] % 128 == 0 and x.shape[1] % 256 == 0
+    n_h = x.shape[1] // 256
+    tiles = []
+    for b in range(x.shape[0] // 128):
+        for h in range(n_h):
+            t = nl.ndarray((128, 256), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[b * 128:(b + 1) * 128, h * 256:(h + 1) * 256])
+            tiles.append(t)
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    for b in range(x.shape[0] // 128):
+        for h in range(n_h):
+            nisa.dma_copy(dst=out[b * 128:(b + 1) * 128, h * 256:(h + 1) * 256], src=tiles[n_h * b + h])
+    return out
+
+
+@nki.jit
+def tiles_of_row_blocks_one_too_far(x):
+    assert x.shape[0] % 128 == 0 and x.shape[1] % 256 == 0
+    n_h = x.shape[1] // 256
+    tiles = []
+    for b in range(x.shape[0] // 128):
+        for h in range(n_h):
+            t = nl.ndarray((128, 256), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[b * 128:(b + 1) * 128, h * 256:(h + 1) * 256])
+            tiles.append(t)
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    for b in range(x.shape[0] // 128):
+        for h in range(n_h):
+            nisa.dma_copy(dst=out[b * 128:(b + 1) * 128, h * 256:(h + 1) * 256],
+                          src=tiles[n_h * b + h + 1])  # expect: NKI101 error
+    return out
