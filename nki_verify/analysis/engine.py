@@ -259,10 +259,10 @@ class KernelAnalysis:
                 return None
             before = self.prover.queries
             try:
-                return self._decide(ob, local, syms)
+                return self._decide(ob, local, syms, ranges)
             finally:
                 self.quiet_queries += self.prover.queries - before
-        return self._decide(ob, local, syms)
+        return self._decide(ob, local, syms, ranges)
 
     def _cheap_proof(self, ob: Obligation, local: list, ranges: dict) -> bool:
         """Distinct digits (NKI401/402) or rewriting by the facts' equalities; the verdict is kept in the
@@ -317,7 +317,8 @@ class KernelAnalysis:
         """A side condition over input symbols only, under the given (input-only) facts."""
         return isinstance(self.prover.find_violation(cond, facts), Proved)
 
-    def _decide(self, ob: Obligation, local: list, syms: set) -> Diagnostic | None:
+    def _decide(self, ob: Obligation, local: list, syms: set, ranges: dict) -> Diagnostic | None:
+        """`ranges`: the kernel's ranges refined by `local` (as `check` computed them)."""
         if ob.definite:
             # an input-dependent condition (a capacity that large inputs exceed): a finding only when no
             # admissible input, whatever the values the front end could not determine, satisfies it
@@ -332,9 +333,6 @@ class KernelAnalysis:
         if isinstance(verdict, Unknown) and not ob.quiet_unknown and ob.code in BOUND_CODES and \
                 self.bound_attempts < BOUND_ATTEMPT_BUDGET and self.bound_queries < BOUND_QUERY_BUDGET:
             self.bound_attempts += 1
-            ranges = dict(self.ranges)
-            for f in local:
-                E.refine_ranges(ranges, f)
             facts = local + relevant(syms, self.base)  # the kernel's facts connected to the goal, as the solver's
             if radix.bounded(ob.goal, facts, self._is_exec, ranges, self._bound_side_proved):
                 self.stats.by_radix += 1
@@ -351,10 +349,9 @@ class KernelAnalysis:
             if ob.goal == E.FALSE:
                 # the check fails on every input that reaches it (a feature the target lacks): only whether
                 # this path is reachable is undecided, so the finding stands as a warning saying so
-                return Diagnostic(ob.code, WARNING, f"{ob.message} (whenever this point is reached; the solver "
-                                  f"could not decide whether any admissible input reaches it: {verdict.reason})",
-                                  location(ob.span), self.k.name, None, None,
-                                  self._notes(ob, set(E.free_syms(ob.goal))))
+                return self._without_model(ob, ob.code, f"{ob.message} (whenever this point is reached; the solver "
+                                           f"could not decide whether any admissible input reaches it: "
+                                           f"{verdict.reason})")
             return self._undecided(ob, f"the solver could not decide it ({verdict.reason})")
         return self._violation(ob, local, syms, verdict)
 
@@ -414,8 +411,13 @@ class KernelAnalysis:
         return None
 
     def _undecided(self, ob: Obligation, why: str) -> Diagnostic:
-        return Diagnostic("NKI901", WARNING, f"could not decide whether this is safe ({ob.code}: {ob.message}): {why}",
-                          location(ob.span), self.k.name, None, None, self._notes(ob, set(E.free_syms(ob.goal))))
+        return self._without_model(ob, "NKI901", f"could not decide whether this is safe ({ob.code}: {ob.message}): "
+                                                 f"{why}")
+
+    def _without_model(self, ob: Obligation, code: str, message: str) -> Diagnostic:
+        """A warning at the obligation's place with its notes, and no counterexample (there is no model)."""
+        return Diagnostic(code, WARNING, message, location(ob.span), self.k.name, None, None,
+                          self._notes(ob, set(E.free_syms(ob.goal))))
 
     def _counterexample(self, model: dict, inputs: list, execs: list) -> tuple:
         def order(s: E.Sym) -> tuple:

@@ -134,23 +134,35 @@ def _exec_pair(e: E.Expr, is_exec: Callable) -> bool:
         isinstance(a, E.Sym) and is_exec(a) for a in t)
 
 
-def _digits(e: E.Expr, is_exec: Callable) -> list | None:
-    """`e == 0` as sum_k c_k * (x_k - y_k) == 0: [(x_k, y_k, c_k)], or None when it is not of that form."""
+def _coefficients(e: E.Expr, is_exec: Callable) -> tuple | None:
+    """`e` as sum_k c_k * x_k + R with execution symbols x_k and input-only c_k, R: ({x_k: c_k}, [terms of R]),
+    or None when a term holds a product of two indices or an index inside a non-linear function."""
     terms, const = E._linear_parts(e)
-    if const != 0:
-        return None
     coef: dict = {}
+    rest: list = [E.Const(const)] if const else []
     for atom, k in terms.items():
         factors = E._atom_factors(atom)
         ex = [f for f in factors if any(is_exec(s) for s in E.free_syms(f))]
+        if not ex:
+            rest.append(E.mul(k, atom))
+            continue
         if len(ex) != 1 or not isinstance(ex[0], E.Sym):
-            return None  # an input-only part that does not cancel, or a product of two indices
+            return None
         x = ex[0]
         c: E.Expr = E.Const(k)
         for f in factors:
             if f is not x:
                 c = E.mul(c, f)
         coef[x] = E.add(coef.get(x, E.ZERO), c)
+    return coef, rest
+
+
+def _digits(e: E.Expr, is_exec: Callable) -> list | None:
+    """`e == 0` as sum_k c_k * (x_k - y_k) == 0: [(x_k, y_k, c_k)], or None when it is not of that form."""
+    split = _coefficients(e, is_exec)
+    if split is None or split[1]:
+        return None  # a product of two indices, or an input-only part that does not cancel
+    coef = split[0]
     pos = [(x, c) for x, c in coef.items() if c != E.ZERO]
     if len(pos) > 2 * MAX_DIGITS:
         return None
@@ -368,23 +380,10 @@ def bounded(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
             if not bounded(g2, f2, is_exec, r2, prove, depth + 1):
                 return False
         return True
-    terms, const = E._linear_parts(goal.e)
-    coef: dict = {}
-    rest: list = [E.Const(const)]
-    for atom, k in terms.items():
-        factors = E._atom_factors(atom)
-        ex = [f for f in factors if any(is_exec(s) for s in E.free_syms(f))]
-        if not ex:
-            rest.append(E.mul(k, atom))
-            continue
-        if len(ex) != 1 or not isinstance(ex[0], E.Sym):
-            return False
-        x = ex[0]
-        c: E.Expr = E.Const(k)
-        for f in factors:
-            if f is not x:
-                c = E.mul(c, f)
-        coef[x] = E.add(coef.get(x, E.ZERO), c)
+    split = _coefficients(goal.e, is_exec)
+    if split is None:
+        return False
+    coef, rest = split
     oriented = [(c, x, x) for x, c in coef.items() if c != E.ZERO]
     if not oriented or len(oriented) > MAX_DIGITS:
         return False
