@@ -255,6 +255,7 @@ class Kernel:
     target: str
     complete: bool = True  # False when part of the kernel was not understood
     target_origin: str = "default"  # option (--target) | kernel (platform_target=) | default
+    given: tuple = ()  # optional inputs (default None) analysed as given: the kernel dereferences them
 
     def tensor(self, tid: int) -> Tensor:
         return self.tensors[tid]

@@ -326,6 +326,11 @@ def test_an_optional_input_used_unconditionally_is_analysed_as_given() -> None:
     for variant in (text.replace(", scale: Optional[nl.ndarray] = None", ""), text.replace("b.dtype", "bias.dtype")):
         r = analyze_source(variant, "/tmp/k.py")
         assert {(d.code, d.location.line) for d in r.diagnostics} == {("NKI101", 11), ("NKI501", 11)}
+        # each finding says so, where it is read (at the kernel's definition)
+        for d in r.diagnostics:
+            (note,) = [n for n in d.notes if "optional input" in n.message]
+            assert note.message.startswith("analysed with the optional input bias given: the kernel dereferences it")
+            assert note.location.line == 7  # the def
         assert r.kernels[0].context == ("standalone, symbolic shapes; "
                                         "bias given (optional, and dereferenced by the kernel)")
 

@@ -326,9 +326,10 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
         interp.frames = []
         opts.target = saved_target
     description = ctx.description
-    if interp._given:
-        description += "; " + ", ".join(sorted(interp._given)) + " given (optional, and dereferenced by the kernel)"
-    kernel = kb.build(span, description, tuple(params))
+    given = tuple(sorted(interp._given))
+    if given:
+        description += "; " + ", ".join(given) + " given (optional, and dereferenced by the kernel)"
+    kernel = kb.build(span, description, tuple(params), given)
     return kernel, list(kb.issues)
 
 

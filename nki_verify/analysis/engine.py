@@ -453,6 +453,13 @@ class KernelAnalysis:
                 notes.append(Note(location(lp.span), f"loop index {self.names(lp.var)} ranges over "
                                                      f"range({self.show(lp.start)}, {self.show(lp.stop)}"
                                                      f"{'' if lp.step == E.ONE else ', ' + self.show(lp.step)})"))
+        if self.k.given:
+            # said where the findings are read, not only in the kernel report: the user may never have passed it
+            one = len(self.k.given) == 1
+            notes.append(Note(location(self.k.span),
+                              f"analysed with the optional input{'' if one else 's'} {', '.join(self.k.given)} given: "
+                              f"the kernel dereferences {'it' if one else 'them'}, so a launch without "
+                              f"{'it' if one else 'them'} fails while tracing"))
         return tuple(notes)
 
     def _suggest(self, ob: Obligation, local: list, inputs: list) -> str | None:
