@@ -156,6 +156,27 @@ def test_bounded_never_proves_a_bound_some_sizes_break(digits, bound, scaled):
         assert not (claimed and top >= (bound * w if scaled else bound)), (w, top)
 
 
+def test_a_top_digit_that_does_not_fill_its_place_is_bounded_at_its_maximum():
+    # n elements folded into F rows of c = ceil(n / F): the first c*(F - 1) + n % c elements of a row, read as
+    # f < n % c, r < F at r*c + f, stay below n once n >= 128*F and F <= 128.  No chain of place values shows
+    # it (c*F may exceed n); every digit at its upper end does.
+    (r, _), (f, _) = two("r", 0), two("f", 1)
+    F = E.minimum(E.floordiv(128, D), E.floordiv(N, 128))
+    c = E.neg(E.floordiv(E.neg(N), F))
+    base = [E.ge(N, 1), E.ge(D, 1), E.le(D, 128), E.ge(F, 1)]
+    ranges = {N: E.Interval(1, None), D: E.Interval(1, 128)}
+    facts = in_range(r, 0, F) + in_range(f, 0, E.mod(N, c))
+    goal = E.lt(E.add(f, E.mul(c, r)), N)
+    assert radix.bounded(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
+    # with F only at most n (n = 5, F = 4: c = 2, the last row starts at 6) it is not
+    F2 = sym("F", 7)
+    c2 = E.neg(E.floordiv(E.neg(N), F2))
+    base2 = [E.ge(N, 1), E.ge(F2, 1), E.le(F2, N)]
+    facts2 = in_range(r, 0, F2) + in_range(f, 0, E.mod(N, c2))
+    assert not radix.bounded(E.lt(E.add(f, E.mul(c2, r)), N), facts2 + base2, is_exec,
+                             {N: E.Interval(1, None), F2: E.Interval(1, None)}, proved_by(prover(base2)))
+
+
 # ----------------------------------------------------------------------------- rewrite
 
 

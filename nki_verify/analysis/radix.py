@@ -410,7 +410,31 @@ def bounded(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
         budget[0] -= 1
         if prove(cond, side):
             return True
-    return False
+    return _at_maximum(oriented, remainder, bounds, side, ranges, prove, budget)
+
+
+def _at_maximum(oriented: list, remainder: E.Expr, bounds: "_Bounds", side: list, ranges: dict, prove: Callable,
+                budget: list) -> bool:
+    """The goal with every digit at its upper end, over inputs: for a top digit that does not fill its place
+    (`n_folded*(F - 1) + n % n_folded <= n` for rows of `n_folded = ceil(n / F)` elements), which no chain of
+    place values shows.  Each place value must be non-negative, as the digits are (their lower end is 0)."""
+    ends = []
+    for c, x, _ in oriented:
+        hi = bounds.of(x, True)
+        if hi is None:
+            return False
+        ends.append(E.mul(c, hi))
+    conds = [E.ge(c, 0) for c, _, _ in oriented]
+    conds.append(E.le(E.add(remainder, *ends), 0))
+    for cond in conds:
+        if cond == E.TRUE or E.decide(cond, ranges) is True:
+            continue
+        if budget[0] <= 0:
+            return False
+        budget[0] -= 1
+        if not prove(cond, side):
+            return False
+    return True
 
 
 def _by_base(singles: list) -> list:
