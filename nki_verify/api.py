@@ -9,6 +9,7 @@ depends only on the arguments (and on the project modules the file imports).
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -160,6 +161,15 @@ SUBSUMED = {
 }
 
 
+# a loop's label in another copy of the same code (`h_idx@1006.2`: a helper called from several places)
+_LOOP_COPY = re.compile(r"@\d+(?:\.\d+)*")
+
+
+def _rank(d: Diagnostic) -> tuple:
+    """Which of the same finding's copies is shown: the most severe, then the one naming fewest loop copies."""
+    return SEVERITY_RANK[d.severity], -len(_LOOP_COPY.findall(d.message))
+
+
 def _dedupe(diags: list) -> list:
     best: dict = {}
     for d in diags:
@@ -171,9 +181,9 @@ def _dedupe(diags: list) -> list:
     by_loc: dict = {}
     for d in best.values():
         per_location = d.code in ("NKI401", "NKI402", "NKI403", "NKI404")
-        key = (d.code, d.location, "" if per_location else d.message.split(" (")[0])
+        key = (d.code, d.location, "" if per_location else _LOOP_COPY.sub("", d.message.split(" (")[0]))
         prev = by_loc.get(key)
-        if prev is None or SEVERITY_RANK[d.severity] > SEVERITY_RANK[prev.severity]:
+        if prev is None or _rank(d) > _rank(prev):
             by_loc[key] = d
     # a finding implied by a more specific one at the same place is not repeated
     codes_at: dict = {}

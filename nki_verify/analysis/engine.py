@@ -235,6 +235,11 @@ class KernelAnalysis:
         local.extend(self.exec_bounds(syms))
         for f in local:
             syms |= E.free_syms(f)
+        if ob.quiet_unknown and any(self.info.get(s) is not None and self.info[s].role == "unknown" for s in syms):
+            # a value the front end could not determine: whatever the solver answers, a quiet check reports
+            # nothing (see `_violation`), so it is not asked
+            self.stats.skipped += 1
+            return None
         ranges = dict(self.ranges)
         for f in local:
             E.refine_ranges(ranges, f)
