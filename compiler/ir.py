@@ -256,6 +256,9 @@ class Kernel:
     complete: bool = True  # False when part of the kernel was not understood
     target_origin: str = "default"  # option (--target) | kernel (platform_target=) | default
     given: tuple = ()  # optional inputs (default None) analysed as given: the kernel dereferences them
+    # inputs with a None default, analysed as None or (`block: int = None`, a placeholder the caller replaces;
+    # the optional inputs above) as a value: the analysis sees one of a launch's two choices
+    placeholders: tuple = ()
 
     def tensor(self, tid: int) -> Tensor:
         return self.tensors[tid]

@@ -88,9 +88,12 @@ def _import(path: str) -> Any:
 
 def find_kernel(module: Any, name: str | None) -> Any:
     if name is not None:
-        if not hasattr(module, name):
-            raise LookupError(f"{module.__file__}: no kernel or function named {name!r}")
-        return getattr(module, name)
+        obj = module
+        for part in name.split("."):  # `Ops.copy_rows`: a kernel defined in a class
+            if not hasattr(obj, part):
+                raise LookupError(f"{module.__file__}: no kernel or function named {name!r}")
+            obj = getattr(obj, part)
+        return obj
     kernels = [v for v in vars(module).values() if isinstance(v, Kernel)]
     if len(kernels) != 1:
         names = ", ".join(sorted(k.__name__ for k in kernels)) or "none"

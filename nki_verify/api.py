@@ -126,8 +126,9 @@ def _finish(diags: list, text: str, path: str, options: Options, sources: Source
 def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult, cache: dict,
                     context: Z3Context | None = None) -> list:
     ka = KernelAnalysis(kernel, options.solver_timeout_ms, cache, context)
-    out = []
-    for analysis in ANALYSES:
+    impossible = ka.impossible()
+    out = [impossible] if impossible is not None else []
+    for analysis in ANALYSES if impossible is None else ():
         for ob in analysis(ka):
             d = ka.check(ob)
             if d is not None:

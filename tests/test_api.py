@@ -173,6 +173,70 @@ def test_a_finding_in_a_helper_called_twice_is_reported_once() -> None:
     assert "512*i + 1" in d.message  # the copy that names the loop as written (not `i@6`)
 
 
+def test_asserts_no_input_satisfies_are_said_not_verified() -> None:
+    # `tile` merged from an if/elif chain: 64 only for 32 < n <= 64, which the same assert excludes
+    text = src("""
+        import nki
+        import nki.language as nl
+
+        @nki.jit
+        def k(x):
+            n, m = x.shape
+            if n <= 32:
+                tile = 32
+            elif n <= 64:
+                tile = 64
+            else:
+                tile = 128
+            assert m % tile == 0
+            assert tile == 64 and n > 64
+            big = nl.ndarray((999, 1), dtype=nl.float32, buffer=nl.sbuf)
+            return nl.ndarray((n, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    """)
+    (d,) = verify_source(text, "/tmp/k.py")  # and not the 999 partitions: nothing can be checked
+    assert (d.code, d.line) == ("NKI901", 14)
+    assert "every input the kernel's earlier conditions admit" in d.message
+    # a raise every launch reaches (a loop over a non-empty axis)
+    stub = src("""
+        import nki
+        import nki.language as nl
+
+        @nki.jit
+        def k(x):
+            out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+            for b in nl.affine_range(x.shape[0]):
+                raise NotImplementedError("fill in the kernel")
+            return out
+    """)
+    (d,) = verify_source(stub, "/tmp/k.py")
+    assert (d.code, d.line) == ("NKI901", 5) and "every path through this kernel fails" in d.message
+    # conditions some input satisfies: checked as usual
+    fine = text.replace("assert tile == 64 and n > 64", "assert tile == 64 or n > 64")
+    assert [d.code for d in verify_source(fine, "/tmp/k.py")] == ["NKI201"]
+
+
+def test_sizes_named_in_a_shape_comparison_are_integers() -> None:
+    # `d` is never used in arithmetic: that it is a size shows in `q.shape == (n, d)` and the tile's shape
+    text = src("""
+        import math
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(q, n, d):
+            assert q.shape == (n, d)
+            assert d <= 512
+            scale = 1.0 / math.sqrt(float(d))
+            t = nl.ndarray((128, d), dtype=q.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=q[0:128, 0:d])
+            return t
+    """)
+    diags = verify_source(text, "/tmp/k.py")
+    assert [(d.code, d.line, d.severity) for d in diags] == [("NKI101", 12, "warning")]  # only for n < 128
+    assert "d.shape" not in diags[0].message
+
+
 UNINITIALISED = src("""
     import nki
     import nki.isa as nisa

@@ -117,6 +117,10 @@ CASES = {
                          "tensor_add_off_by_one": ([r(128, 512), r(128, 512)],)},
     "discovery_forms.py": {"wrapped_later": ([r(128, 512)],), "decorated_baremetal": ([r(128, 512)],),
                            "called_through_nki_call": ([r(128, 512)],), "jitted_at_call_site": ([r(128, 512)],)},
+    "discovery_host_forms.py": {"Ops.copy_rows": ([r(128, 32)], None, "copy_rows"),
+                                "scale_kernel": ([r(64, 256), r(64, 256)],),
+                                "shift_kernel": ([r(64, 256), r(64, 256)],),
+                                "other_kernel": ([r(128, 4), r(128, 4)],), "good_copy": ([r(128, 512), r(128, 512)],)},
     "not_understood.py": {"dynamic_size": ([r(128, 512)],)},
     "pkg_two_modules/kernel.py": {"double": ([r(256, 512)],), "double_shifted": ([r(256, 512)],)},
 }

@@ -207,6 +207,8 @@ def b_tuple(it: Any, args: list, kw: dict, node: Any) -> Any:
     if not args:
         return ()
     x = args[0]
+    if isinstance(x, V.GuessedShape):
+        return x  # `tuple(v.shape)`: still the guess, which a comparison with another rank corrects
     if isinstance(x, V.Phi):  # one of two sequences, of different lengths: the tuple of each side
         return it._on_phi(x, lambda v: b_tuple(it, [v], kw, node))
     if isinstance(x, V.SymSeq):

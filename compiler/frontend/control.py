@@ -133,8 +133,9 @@ def _read_before_write(stmts: list, assigned: set) -> list:
     return out
 
 
-def trip_count(start: E.IntLike, stop: E.IntLike, step: E.IntLike) -> E.IntLike:
-    if isinstance(step, int) and step > 0:
+def trip_count(start: E.IntLike, stop: E.IntLike, step: E.IntLike, positive: bool = False) -> E.IntLike:
+    """`positive`: a symbolic step the caller showed to be positive."""
+    if isinstance(step, int) and step > 0 or positive and not isinstance(step, int):
         return E.lower(E.maximum(0, E.ceildiv(E.sub(stop, start), step)))
     if isinstance(step, int) and step < 0:
         return E.lower(E.maximum(0, E.ceildiv(E.sub(start, stop), -step)))
@@ -367,7 +368,8 @@ class ControlMixin:
         if r.kind == "dynamic_range":
             self.dynamic_loop(st, r)
             return
-        trip = trip_count(start, stop, step)
+        positive = self._positive_step(step, st)
+        trip = trip_count(start, stop, step, positive)
         if isinstance(trip, int) and trip == 0:
             self.exec_block(st.orelse)
             return
@@ -378,8 +380,19 @@ class ControlMixin:
         if self.kb is None:
             self._host_range_loop(st, start, step, trip)
             return
-        self.loop_over(st, r.kind, start, stop, step, lambda var: var, label_from=st.target, dialect=r.dialect)
+        self.loop_over(st, r.kind, start, stop, step, lambda var: var, label_from=st.target, dialect=r.dialect,
+                       positive=positive)
         self.exec_block(st.orelse)
+
+    def _positive_step(self, step: Any, st: ast.AST) -> bool:
+        """A symbolic range step (`range(0, n, section)` with a computed section) that is positive: Python
+        raises for a zero step, so launches with one fail (an assumption, like a nonzero divisor), and a step
+        the path shows non-negative is then positive.  Else the range stays not understood."""
+        if V.is_int(step) and not isinstance(step, int) and self.kb is not None and \
+                self.decide(E.ge(E.lift(step), 0)) is True:
+            self.assume(E.ne(E.lift(step), 0), st, "division")
+            return True
+        return False
 
     def _host_range_loop(self, st: ast.For, start: Any, step: Any, trip: Any) -> None:
         if isinstance(trip, int) and trip <= self.options.unroll_limit:
@@ -392,7 +405,7 @@ class ControlMixin:
 
     # ------------------------------------------------------------------ the symbolic loop
     def loop_over(self, st: ast.For, kind: str, start: Any, stop: Any, step: Any, elem: Callable[[Any], Any],
-                  label_from: ast.AST | None = None, dialect: str | None = None) -> None:
+                  label_from: ast.AST | None = None, dialect: str | None = None, positive: bool = False) -> None:
         """Analyse `for target in <start..stop by step>` once with a symbolic index.
 
         Integers the body reads before writing are probed with fresh symbols from the start; if each
@@ -401,7 +414,7 @@ class ControlMixin:
         summarised sequence.  Anything else is unrolled (known trip count) or treated as unknown.
         """
         f = self.frame
-        trip = trip_count(start, stop, step)
+        trip = trip_count(start, stop, step, positive)
         if isinstance(trip, int) and trip <= SMALL_TRIP and kind in ("range", "static_range") and \
                 _builds_lists(st.body):
             # a short Python loop building lists (strides, shapes): unrolled, the lists stay exact

@@ -86,10 +86,25 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
 def _kernels_of(interp: Interpreter, mod: V.ModuleVal) -> list:
     """Kernels defined in this module: decorated, wrapped at a call site, or launched."""
     found: dict = {}
-    for v in list(mod.namespace.values()):
+    values = list(mod.namespace.values())
+    # kernels defined in a class body (`@staticmethod @nki.jit def kernel(...)`), nested classes included
+    classes = [v for v in values if isinstance(v, V.ClassVal) and v.module is mod]
+    while classes:
+        c = classes.pop()
+        for v in c.attrs.values():
+            if isinstance(v, V.ClassVal) and v.module is mod:
+                classes.append(v)
+            elif isinstance(v, V.KernelVal) or isinstance(v, V.FunctionVal) and v.kernel and v.is_static:
+                values.append(v)
+    for v in values:
         if isinstance(v, V.KernelVal) and v.func.module is mod:
             found.setdefault(id(v.func), v)
-    for v in list(mod.namespace.values()):
+    pm = interp.index.parse(mod.path)
+    for name in _jit_wrapped(pm.tree) if pm is not None and pm.tree is not None else ():
+        v = mod.namespace.get(name)
+        if isinstance(v, V.FunctionVal) and v.module is mod and id(v) not in found:
+            found[id(v)] = V.KernelVal(v, dialect=_module_dialect(mod))
+    for v in values:
         if isinstance(v, V.FunctionVal) and v.kernel and v.module is mod and id(v) not in found:
             found[id(v)] = V.KernelVal(v, dialect=_module_dialect(mod))
     for k, *_ in interp.launches:
@@ -98,6 +113,54 @@ def _kernels_of(interp: Interpreter, mod: V.ModuleVal) -> list:
     out = list(found.values())
     out.sort(key=lambda k: k.func.node.lineno)
     return out
+
+
+JIT_WRAPPERS = frozenset({"jit", "baremetal", "benchmark", "profile", "simulate_kernel", "nki_jit"})
+
+
+def _jit_wrapped(tree: ast.Module) -> list:
+    """Module functions wrapped as kernels by host code the analysis may never run: `nki.jit(f, ...)` or
+    `nki.jit(...)(f)` anywhere in the module (in a launcher function nobody calls, under a flag), and through
+    a function parameter: `run(f)` where `run(kernel)` does `nki.jit(kernel)`.  Syntactic, like a reader's."""
+    funcs = {st.name: st for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    def wrapped(call: ast.Call) -> ast.AST | None:
+        f = call.func
+        if isinstance(f, ast.Call) and not f.args and _callee(f) in JIT_WRAPPERS:
+            return call.args[0] if call.args else None  # nki.jit(platform_target=...)(f)
+        return call.args[0] if call.args and _callee(call) in JIT_WRAPPERS else None
+
+    # another name for a module function (`kernel = matmul_kernel if flag else other`), scopes ignored
+    names: dict = {f: {f} for f in funcs}
+    for n in walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            for v in walk(n.value):
+                if isinstance(v, ast.Name) and v.id in funcs and n.targets[0].id not in funcs:
+                    names.setdefault(n.targets[0].id, set()).add(v.id)
+    out: set = set()
+    wrapping: dict = {}  # module function -> positions and names of its parameters it wraps as kernels
+    for name, fn in funcs.items():
+        params = [p.arg for p in fn.args.posonlyargs + fn.args.args]
+        for n in walk(fn):
+            if isinstance(n, ast.Call) and isinstance(a := wrapped(n), ast.Name) and a.id in params:
+                wrapping.setdefault(name, set()).add((params.index(a.id), a.id))
+    for n in walk(tree):
+        if not isinstance(n, ast.Call):
+            continue
+        a = wrapped(n)
+        if isinstance(a, ast.Name):
+            out |= names.get(a.id, set())
+        for pos, pname in wrapping.get(_callee(n) or "", ()):
+            args = [x for x in n.args if not isinstance(x, ast.Starred)]
+            a = args[pos] if pos < len(args) else next((k.value for k in n.keywords if k.arg == pname), None)
+            if isinstance(a, ast.Name):
+                out |= names.get(a.id, set())
+    return sorted(out)
+
+
+def _callee(call: ast.Call) -> str | None:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else (f.attr if isinstance(f, ast.Attribute) else None)
 
 
 def _called_from_kernels(kernels: list) -> set:
@@ -329,7 +392,9 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     given = tuple(sorted(interp._given))
     if given:
         description += "; " + ", ".join(given) + " given (optional, and dereferenced by the kernel)"
-    kernel = kb.build(span, description, tuple(params), given)
+    # inputs with a None default, analysed as None or as a value: a launch may choose the other
+    optional = tuple(sorted(getattr(interp, "_placeholders", set()) | getattr(interp, "_none_defaults", set())))
+    kernel = kb.build(span, description, tuple(params), given, optional)
     return kernel, list(kb.issues)
 
 
@@ -369,6 +434,7 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     evidence = _tensor_evidence(fn.node, [p.arg for p in pos])
     interp._value_params = _value_evidence(fn.node, [p.arg for p in pos + a.kwonlyargs])
     interp._none_defaults = set()
+    interp._placeholders = set()
     n_defaults = len(fn.defaults)
     args: list = []
     kwargs: dict = {}
@@ -383,12 +449,16 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
         if j >= 0 and not _placeholder_default(interp, p, fn.defaults[j]) and not _given(interp, p, fn.defaults[j]):
             args.append(fn.defaults[j])
             continue
+        if j >= 0 and fn.defaults[j] is None:
+            interp._placeholders.add(p.arg)
         args.append(_symbolic_param(interp, kb, p, hints, evidence))
     for p in a.kwonlyargs:
         if p.arg in ctx.kwargs:
             kwargs[p.arg] = _convert_arg(interp, kb, p.arg, ctx.kwargs[p.arg], hints)
         elif (p.arg not in fn.kwdefaults or _placeholder_default(interp, p, fn.kwdefaults[p.arg])
               or _given(interp, p, fn.kwdefaults[p.arg])):
+            if p.arg in fn.kwdefaults and fn.kwdefaults[p.arg] is None:
+                interp._placeholders.add(p.arg)
             kwargs[p.arg] = _symbolic_param(interp, kb, p, hints, evidence)
     return args, kwargs
 
@@ -596,6 +666,12 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
             if names and any(isinstance(s, ast.Constant) and type(s.value) is int for s in sides):
                 for nm in names:
                     out.setdefault(nm, "int")
+            if any(_is_shape(s) for s in sides):
+                # `x.shape == (batch, heads, n, d)`: the names in the tuple are sizes
+                for s in sides:
+                    for e in s.elts if isinstance(s, (ast.Tuple, ast.List)) else ():
+                        if isinstance(e, ast.Name) and e.id in alias:
+                            out.setdefault(alias[e.id], "int")
         elif isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
             # kernel inputs are HBM tensors, which no operator computes on: a parameter in integer-style
             # arithmetic (bank * BANK_SIZE, n // 128) is a scalar argument
@@ -604,11 +680,27 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
                     out.setdefault(alias[side.id], "int")
         elif isinstance(n, ast.Call):
             fname = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
-            if fname in ("range", "affine_range", "sequential_range", "static_range"):
+            if fname in ("range", "affine_range", "sequential_range", "static_range", "ds", "float", "int", "sqrt"):
                 for a in n.args:
                     if isinstance(a, ast.Name) and a.id in alias:
                         out.setdefault(alias[a.id], "int")
+            elif fname in SHAPED_ALLOCATIONS:
+                # the sizes of an allocated tile: `nl.ndarray((tile_m, d_size), ...)`
+                shape = n.args[0] if n.args else next((k.value for k in n.keywords if k.arg == "shape"), None)
+                for e in shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else ():
+                    if isinstance(e, ast.Name) and e.id in alias:
+                        out.setdefault(alias[e.id], "int")
     return out
+
+
+SHAPED_ALLOCATIONS = frozenset({"ndarray", "zeros", "ones", "full", "empty", "rand", "random_seed_tile"})
+
+
+def _is_shape(n: ast.AST) -> bool:
+    """`x.shape` or `tuple(x.shape)`."""
+    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("tuple", "list") and n.args:
+        n = n.args[0]
+    return isinstance(n, ast.Attribute) and n.attr == "shape"
 
 
 def _exact_rank_params(fn_node: ast.AST, params: list) -> list:

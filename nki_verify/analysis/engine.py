@@ -127,6 +127,35 @@ class KernelAnalysis:
         self._loop_bounds: list | None = None
         self._base_rules: dict | None = None
 
+    def impossible(self) -> Diagnostic | None:
+        """NKI901 when the kernel's own conditions (asserts, raise guards, launch shapes) hold for no input at
+        all: every launch fails, and every check would hold vacuously.  The front end reports an assert it
+        sees fail outright; this catches the ones it cannot (`assert tile == 64 and n > 64` with `tile` merged
+        from `if n <= 32: ... elif n <= 64: ...`).  Said at the first condition the earlier ones contradict."""
+        if self.k.placeholders or self.k.given or not self.k.complete:
+            return None  # a contradiction may be the approximation's (a None default analysed as a value)
+        # the conditions the kernel body and its launch state, not the ones the front end derives (nonzero
+        # divisors) nor those of helpers (`kernel_assert(False)` after a chain of dtype tests): those follow the
+        # front end's reading of values it may have approximated, and the corpus has such false contradictions
+        conds = [a for a in self.k.assumptions if a.cond != E.TRUE and (
+            a.origin in ("launch", "option") or a.origin in ("assert", "raise") and a.span is not None
+            and not a.span.via)]
+        inputs = self.base[:len(self.base) - len(self.k.assumptions)]
+        alone = Prover([], self.prover.timeout_ms, self.prover.cache, context=self.prover.context)  # no base facts
+        if not conds or not isinstance(alone.find_violation(E.FALSE, inputs + [a.cond for a in conds]), Proved):
+            return None
+        for i, a in enumerate(conds):
+            facts = inputs + [c.cond for c in conds[:i + 1]]
+            if a.span is not None and isinstance(alone.find_violation(E.FALSE, facts), Proved):
+                admitted = "every input" if i == 0 else "every input the kernel's earlier conditions admit"
+                what = f"this raise is reached by {admitted}" if a.origin == "raise" else \
+                    f"this {'assert' if a.origin == 'assert' else 'condition'} fails for {admitted}"
+                return Diagnostic("NKI901", WARNING, f"{what}: every launch fails here, and nothing in the kernel "
+                                  "was checked", location(a.span), self.k.name, notes=call_notes(a.span))
+        return Diagnostic("NKI901", WARNING, "the conditions this kernel states (asserts, raise guards, launch "
+                          "shapes) hold for no input: every launch fails, and nothing in the kernel was checked",
+                          location(self.k.span), self.k.name)
+
     # ------------------------------------------------------------------ facts
     def add_input_fact(self, fact: E.BExpr) -> None:
         """A constraint on admissible inputs discovered by an analysis (the item size of an unknown dtype is

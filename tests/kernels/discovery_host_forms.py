@@ -1,0 +1,62 @@
+"""Kernels a reader recognises from the host code around them, even where the analysis never runs it: a
+kernel in a class body, a kernel wrapped by a launcher that takes it as a parameter, under another name,
+or with `nki.jit(...)(f)`; and a launcher nobody calls."""
+import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+USE_SIMULATOR = True
+
+
+class Ops:
+    @staticmethod
+    @nki.jit
+    def copy_rows(src):
+        dst = nl.ndarray((256, 64), dtype=src.dtype, buffer=nl.shared_hbm)
+        t = nl.load(src[0:256, 0:64])  # expect: NKI201 error, NKI101 warning, NKI101 warning
+        nl.store(dst[0:256, 0:64], value=t)
+        return dst
+
+
+def scale_kernel(x, out):
+    rows, cols = x.shape
+    assert tuple(out.shape) == (rows, cols)  # the rank of `out` is the tuple's, not a guess
+    t = nl.load(x[0:128, 0:cols])  # expect: NKI101 warning
+    nl.store(out[0:128, 0:cols + 1], value=t)  # expect: NKI101 error, NKI101 warning, NKI501 error
+
+
+def shift_kernel(x, out):
+    t = nl.load(x[0:128, 1:513])  # expect: NKI101 warning, NKI101 warning
+    nl.store(out[0:128, 0:512], value=t)  # expect: NKI101 warning, NKI101 warning
+
+
+def other_kernel(x, out):
+    t = nl.load(x[0:129, 0:8])  # expect: NKI201 error, NKI101 warning, NKI101 warning
+    nl.store(out[0:129, 0:8], value=t)  # expect: NKI101 warning, NKI101 warning
+
+
+def good_copy(x, out):
+    assert x.shape == (128, 512) and tuple(out.shape) == (128, 512)
+    t = nl.load(x[0:128, 0:512])
+    nl.store(out[0:128, 0:512], value=t)
+
+
+def never_launched(x, out):  # a helper nobody wraps: not a kernel
+    t = nl.load(x[0:999, 0:8])
+    nl.store(out[0:999, 0:8], value=t)
+
+
+def run_on_device(kernel, *arrays):  # (a launcher whose kernel parameter is passed by keyword too)
+    compiled = nki.jit(kernel, platform_target="trn2")
+    return compiled(*arrays)
+
+
+def main():
+    x = np.zeros((128, 512), dtype=np.float32)
+    if USE_SIMULATOR:
+        return None
+    run_on_device(scale_kernel, x, x)
+    run_on_device(kernel=good_copy)
+    fn = shift_kernel if x.shape[0] else other_kernel
+    nki.simulate_kernel(nki.jit(fn), x, x)
+    return nki.jit(platform_target="trn2")(other_kernel)
