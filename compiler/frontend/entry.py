@@ -170,8 +170,7 @@ def _called_from_kernels(kernels: list) -> set:
     for k in kernels:
         for n in walk(k.func.node):
             if isinstance(n, ast.Call):
-                f = n.func
-                callee = f.id if isinstance(f, ast.Name) else (f.attr if isinstance(f, ast.Attribute) else None)
+                callee = _callee(n)
                 if callee in names and callee != k.func.name:
                     out.add(callee)
     return out
@@ -679,7 +678,7 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
                 if isinstance(side, ast.Name) and side.id in alias:
                     out.setdefault(alias[side.id], "int")
         elif isinstance(n, ast.Call):
-            fname = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+            fname = _callee(n) or ""
             if fname in ("range", "affine_range", "sequential_range", "static_range", "ds", "float", "int", "sqrt"):
                 for a in n.args:
                     if isinstance(a, ast.Name) and a.id in alias:

@@ -264,7 +264,7 @@ class KernelAnalysis:
         local.extend(self.exec_bounds(syms))
         for f in local:
             syms |= E.free_syms(f)
-        if ob.quiet_unknown and any(self.info.get(s) is not None and self.info[s].role == "unknown" for s in syms):
+        if ob.quiet_unknown and self._undetermined(syms):
             # a value the front end could not determine: whatever the solver answers, a quiet check reports
             # nothing (see `_violation`), so it is not asked
             self.stats.skipped += 1
@@ -389,8 +389,12 @@ class KernelAnalysis:
             return self._undecided(ob, f"the solver could not decide it ({verdict.reason})")
         return self._violation(ob, local, syms, verdict)
 
+    def _undetermined(self, syms: set) -> list:
+        """The values among `syms` the front end could not determine."""
+        return [s for s in syms if self.info.get(s) is not None and self.info[s].role == "unknown"]
+
     def _violation(self, ob: Obligation, local: list, syms: set, v: Violated) -> Diagnostic | None:
-        unknown = [s for s in syms if self.info.get(s) is not None and self.info[s].role == "unknown"]
+        unknown = self._undetermined(syms)
         if unknown and ob.quiet_unknown:
             return None
         if unknown and not ob.definite:

@@ -426,15 +426,7 @@ def _at_maximum(oriented: list, remainder: E.Expr, bounds: "_Bounds", side: list
         ends.append(E.mul(c, hi))
     conds = [E.ge(c, 0) for c, _, _ in oriented]
     conds.append(E.le(E.add(remainder, *ends), 0))
-    for cond in conds:
-        if cond == E.TRUE or E.decide(cond, ranges) is True:
-            continue
-        if budget[0] <= 0:
-            return False
-        budget[0] -= 1
-        if not prove(cond, side):
-            return False
-    return True
+    return _all_proved(conds, side, ranges, prove, budget)
 
 
 def _by_base(singles: list) -> list:
@@ -575,6 +567,11 @@ def _chained(ordered: list, side: list, ranges: dict, prove: Callable, budget: l
     conds = [E.ge(ordered[0][0], 1)]
     for (c, n, *_), (c2, *_) in zip(ordered, ordered[1:]):
         conds.append(E.le(E.mul(c, n), c2))
+    return _all_proved(conds, side, ranges, prove, budget)
+
+
+def _all_proved(conds: list, side: list, ranges: dict, prove: Callable, budget: list) -> bool:
+    """Every side condition holds: by the ranges, else by `prove`, each call spending one of `budget`."""
     for cond in conds:
         if cond == E.TRUE or E.decide(cond, ranges) is True:
             continue
