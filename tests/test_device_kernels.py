@@ -84,7 +84,9 @@ CASES = {
                           "merged_shapes": ([r(128, 512), 2],)},
     "b2_carried_tiles.py": {"sum_row_blocks": ([r(384, 512)],), "sum_row_blocks_reads_past_the_tile": ([r(384, 512)],),
                             "tiles_of_row_blocks": ([r(256, 512)],),
-                            "tiles_of_row_blocks_one_too_far": ([r(256, 512)],)},
+                            "tiles_of_row_blocks_one_too_far": ([r(256, 512)],),
+                            "copy_through_a_tile_grid": ([r(256, 768)],),
+                            "copy_through_a_tile_grid_too_wide": ([r(256, 768)],)},
     "b2_optional_views.py": {
         "bias_used_on_every_path": ([r(128, 512), r(128, 512)],),
         "bias_used_past_its_end": ([r(128, 512), r(128, 512)],),

@@ -734,7 +734,7 @@ class CallsMixin:
 
     def seq_getitem(self, obj: Any, key: Any, node: ast.AST | None) -> Any:
         if isinstance(obj, V.PyList):
-            self.note_read(obj)
+            self.note_read(obj, last=isinstance(key, int) and key == -1 and obj.tail is None)
         if isinstance(obj, V.SymSeq):
             obj = V.PyList(self.heap, [], obj)
         is_tuple = isinstance(obj, tuple)

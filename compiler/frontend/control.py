@@ -40,7 +40,7 @@ class NoFallthrough(Exception):
 
 
 class LoopTrack:
-    __slots__ = ("frame", "assigned", "written", "carried", "reads")
+    __slots__ = ("frame", "assigned", "written", "carried", "reads", "appended")
 
     def __init__(self, frame: Any, assigned: set) -> None:
         self.frame = frame
@@ -48,6 +48,7 @@ class LoopTrack:
         self.written: set = set()
         self.carried: set = set()
         self.reads: set = set()  # ids of lists read (indexed, measured, iterated) during the pass
+        self.appended: set = set()  # ids of lists appended to during the pass
 
 
 class Branch:
@@ -712,10 +713,15 @@ class ControlMixin:
 
     def list_append(self, lst: V.PyList, value: Any) -> None:
         lst.append(value)
-
-    def note_read(self, obj: Any) -> None:
         for tr in self.loop_tracks:
-            tr.reads.add(id(obj))
+            tr.appended.add(id(lst))
+
+    def note_read(self, obj: Any, last: bool = False) -> None:
+        """A list read inside a loop.  `last`: `tiles[-1]` after this iteration appended to it reads the value
+        the iteration itself appended (`tiles.append(t); memset(tiles[-1])`), not one carried in."""
+        for tr in self.loop_tracks:
+            if not (last and id(obj) in tr.appended):
+                tr.reads.add(id(obj))
 
     def _havoc_object(self, o: Any) -> None:
         if isinstance(o, V.Instance):

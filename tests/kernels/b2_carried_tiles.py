@@ -87,3 +87,44 @@ def tiles_of_row_blocks_one_too_far(x):
             nisa.dma_copy(dst=out[b * 128:(b + 1) * 128, h * 256:(h + 1) * 256],
                           src=tiles[n_h * b + h + 1])  # expect: NKI101 error
     return out
+
+
+def tile_grid(rows, cols, tile_shape, dtype, fill=None):
+    """rows x cols tiles as a list of lists: a flat list filled in a loop of symbolic trip count, each new tile
+    zeroed through `grid[-1]` (the value this iteration appended, not one carried in), then cut into rows by
+    slicing (was: NKI902, the read of the list inside the loop made it carried state)."""
+    flat = []
+    for _ in range(rows * cols):
+        flat.append(nl.ndarray(tile_shape, dtype=dtype, buffer=nl.sbuf))
+        if fill is not None:
+            nisa.memset(dst=flat[-1], value=fill)
+    grid = []
+    for r in range(rows):
+        grid.append(flat[r * cols:(r + 1) * cols])
+    return grid
+
+
+@nki.jit
+def copy_through_a_tile_grid(x):
+    assert x.shape[0] % 128 == 0 and x.shape[1] % 256 == 0
+    rows, cols = x.shape[0] // 128, x.shape[1] // 256
+    grid = tile_grid(rows, cols, (128, 256), x.dtype, fill=0.0)
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    for r in range(rows):
+        for c in range(cols):
+            nisa.dma_copy(dst=grid[r][c], src=x[r * 128:(r + 1) * 128, c * 256:(c + 1) * 256])
+            nisa.dma_copy(dst=out[r * 128:(r + 1) * 128, c * 256:(c + 1) * 256], src=grid[r][c])
+    return out
+
+
+@nki.jit
+def copy_through_a_tile_grid_too_wide(x):
+    assert x.shape[0] % 128 == 0 and x.shape[1] % 256 == 0
+    rows, cols = x.shape[0] // 128, x.shape[1] // 256
+    grid = tile_grid(rows, cols, (128, 256), x.dtype, fill=0.0)
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    for r in range(rows):
+        for c in range(cols):
+            nisa.dma_copy(dst=grid[r][c][0:128, 1:257],  # expect: NKI101 error
+                          src=x[r * 128:(r + 1) * 128, c * 256:(c + 1) * 256])
+    return out
