@@ -69,7 +69,8 @@ CASES = {
         "columns_filled_but_one": ([r(128, 512)],),
         "accumulator_initialised_in_first_iteration": ([r(384, 512)],),
         "accumulator_never_initialised": ([r(384, 512)],), "written_only_when_the_loop_runs": ([r(128, 512), 0],),
-        "zeroed_then_accumulated": ([r(128, 128), r(128, 512)],)},
+        "zeroed_then_accumulated": ([r(128, 128), r(128, 512)],),
+        "transpose_of_every_16th_column": ([r(128, 8)],), "every_16th_column_stored_whole": ([r(128, 8)],)},
     "b2_targets.py": {"exp_on_default_target": ([r(128, 512)],), "exp_behind_a_hard_condition": (
         [r(128, 512), -80538738812075974, 80435758145817515, 12602123297335631],)},
     "b2_dependencies.py": {

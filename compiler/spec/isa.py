@@ -44,7 +44,7 @@ INSTRUCTIONS = (
     # ------------------------------------------------------------------ data movement
     Instruction(
         "dma_copy", "isa", "copy src to dst through a DMA engine (HBM/SBUF); element counts must match",
-        "dma", (Operand("dst", W, HBM_OR_SBUF), Operand("src", R, HBM_OR_SBUF)),
+        "dma", (Operand("dst", W, HBM_OR_SBUF), Operand("src", R, HBM_OR_SBUF, one_to_one=True)),
         b2=sig("dst, src, priority=None, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown, "
                "engine=engine.unknown, name=None"),
         b1=sig("*, dst, src, mask=None, dst_rmw_op=None, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown"),
@@ -56,7 +56,7 @@ INSTRUCTIONS = (
     ),
     Instruction(
         "dma_transpose", "isa", "transpose through the DMA engine: dst (SBUF) = permuted src",
-        "dma", (Operand("dst", W, SBUF_ONLY), Operand("src", R, HBM_OR_SBUF)),
+        "dma", (Operand("dst", W, SBUF_ONLY), Operand("src", R, HBM_OR_SBUF, one_to_one=True)),
         b2=sig("dst, src, axes=None, priority=None, dge_mode=dge_mode.unknown, oob_mode=oob_mode.error, name=None"),
         b1=sig("src, *, axes=None, mask=None, dtype=None, **kwargs"),
         result=Result(("transpose", "src"), dtype=("attr", "dtype", "@src")),
@@ -76,7 +76,7 @@ INSTRUCTIONS = (
     ),
     Instruction(
         "tensor_copy", "isa", "copy src to dst on a compute engine (same partitions and elements per partition)",
-        "vector|scalar|gpsimd", (DST, _tile("src")),
+        "vector|scalar|gpsimd", (DST, _tile("src", one_to_one=True)),
         b2=sig("dst, src, engine=engine.unknown, name=None"),
         b1=sig("src, *, mask=None, dtype=None, engine=engine.unknown, **kwargs"),
         result=Result(("like", "src"), dtype=("attr", "dtype", "@src")),
@@ -88,7 +88,7 @@ INSTRUCTIONS = (
     ),
     Instruction(
         "tensor_copy_predicated", "isa", "dst = src where predicate is true, else dst unchanged",
-        "vector", (_tile("dst", RW), _tile("src", scalar_ok=True), _tile("predicate")),
+        "vector", (_tile("dst", RW), _tile("src", scalar_ok=True, one_to_one=True), _tile("predicate")),
         b2=sig("dst, src, predicate, reverse_pred=False, name=None"),
         b1=sig("*, src, dst, predicate, reverse_pred=False, mask=None, dtype=None, **kwargs"),
         rules=(
@@ -165,7 +165,8 @@ INSTRUCTIONS = (
     # ------------------------------------------------------------------ tensor engine
     Instruction(
         "nc_matmul", "isa", "dst[M, N] (PSUM) (+)= stationary[K, M].T @ moving[K, N] on the Tensor Engine",
-        "tensor", (Operand("dst", W, PSUM_ONLY), Operand("stationary", R, SBUF_ONLY), Operand("moving", R, SBUF_ONLY)),
+        "tensor", (Operand("dst", W, PSUM_ONLY), Operand("stationary", R, SBUF_ONLY, one_to_one="is_transpose"),
+                   Operand("moving", R, SBUF_ONLY)),
         b2=sig("dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False, "
                "accumulate=None, tile_position=(), tile_size=(), perf_mode=matmul_perf_mode.none, name=None"),
         b1=sig("stationary, moving, *, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False, "
@@ -233,7 +234,7 @@ INSTRUCTIONS = (
     ),
     Instruction(
         "nc_transpose", "isa", "dst[F, P] = data[P, F] (Tensor Engine via PSUM, or Vector Engine up to 32x32)",
-        "tensor|vector", (_tile("dst", W), _tile("data")),
+        "tensor|vector", (_tile("dst", W), _tile("data", one_to_one=True)),
         b2=sig("dst, data, engine=engine.unknown, name=None"),
         b1=sig("data, *, mask=None, dtype=None, engine=engine.unknown, **kwargs"),
         result=Result(("transpose", "data"), buffer="psum", dtype=("attr", "dtype", "@data")),
@@ -253,7 +254,7 @@ INSTRUCTIONS = (
     # ------------------------------------------------------------------ vector / scalar / gpsimd compute
     Instruction(
         "tensor_tensor", "isa", "dst = op(data1, data2) element-wise",
-        "vector|gpsimd", (DST, _tile("data1"), _tile("data2")),
+        "vector|gpsimd", (DST, _tile("data1", one_to_one=True), _tile("data2", one_to_one=True)),
         b2=sig("dst, data1, data2, op, engine=engine.unknown, name=None"),
         b1=sig("data1, data2, op, *, dtype=None, mask=None, engine=engine.unknown, **kwargs"),
         result=Result(("like", "data1"), dtype=("attr", "dtype", "@data1")),
@@ -267,7 +268,7 @@ INSTRUCTIONS = (
     Instruction(
         "tensor_scalar", "isa", "dst = (data op0 operand0) op1 operand1, operands scalars or (P, 1) tiles",
         "vector|scalar|gpsimd",
-        (DST, _tile("data"), _tile("operand0", scalar_ok=True), _tile("operand1", scalar_ok=True)),
+        (DST, _tile("data", one_to_one=True), _tile("operand0", scalar_ok=True), _tile("operand1", scalar_ok=True)),
         b2=sig("dst, data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False, "
                "engine=engine.unknown, name=None"),
         b1=sig("data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False, *, dtype=None, "
@@ -282,7 +283,8 @@ INSTRUCTIONS = (
     ),
     Instruction(
         "scalar_tensor_tensor", "isa", "dst = (data op0 operand0) op1 operand1, operand1 a full tile",
-        "vector", (DST, _tile("data"), _tile("operand0", scalar_ok=True), _tile("operand1")),
+        "vector", (DST, _tile("data", one_to_one=True), _tile("operand0", scalar_ok=True),
+                   _tile("operand1", one_to_one=True)),
         b2=sig("dst, data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, name=None"),
         b1=sig("*, data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, dtype=None, mask=None, "
                "**kwargs"),
@@ -392,7 +394,7 @@ INSTRUCTIONS = (
     ),
     Instruction(
         "reciprocal", "isa", "dst = 1 / data (Vector Engine, fp32 math)",
-        "vector", (DST, _tile("data")),
+        "vector", (DST, _tile("data", one_to_one=True)),
         b2=sig("dst, data, name=None"),
         b1=sig("data, *, dtype=None, mask=None, **kwargs"),
         result=Result(("like", "data"), dtype=("attr", "dtype", "@data")),

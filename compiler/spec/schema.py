@@ -489,10 +489,13 @@ class Operand(Record):
     # buffers_b1: Beta-1 differs
     # partial: the instruction touches only part of the view (documented per instruction, e.g. partitions
     #   0, 16, ..., 112 for the GpSimd cores): element-level analyses do not treat it as a full access
-    _fields = ('name', 'mode', 'buffers', 'scalar_ok', 'is_list', 'buffers_b1', 'partial')
+    # one_to_one: each element read lands in one element of the destination (a copy, an element-wise op, a
+    #   transpose), so a value nothing wrote spoils only its own destination element; True, or the name of
+    #   the boolean attribute that makes it so (nc_matmul's stationary with is_transpose=True)
+    _fields = ('name', 'mode', 'buffers', 'scalar_ok', 'is_list', 'buffers_b1', 'partial', 'one_to_one')
     __slots__ = _fields
     _defaults = {'mode': "r", 'buffers': ON_CHIP, 'scalar_ok': False, 'is_list': False, 'buffers_b1': None,
-                 'partial': False}
+                 'partial': False, 'one_to_one': False}
 
     def accepted(self, dialect: str) -> frozenset:
         if dialect == "beta1" and self.buffers_b1 is not None:

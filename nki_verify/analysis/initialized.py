@@ -22,7 +22,7 @@ from __future__ import annotations
 from compiler import expr as E
 from compiler import ir, spec
 
-from ..diagnostics import Note
+from ..diagnostics import WARNING, Note
 from .accesses import covers_whole, same_element, side
 from .engine import KernelAnalysis, Obligation, location
 
@@ -128,9 +128,35 @@ def _read(ka: KernelAnalysis, n: int, ins: ir.Instr, op: ir.Operand, ws: list, w
         msg = f"'{t.name}' is read here but nothing ever writes it (nl.ndarray memory is not initialised)"
     else:
         msg = f"this reads elements of '{t.name}' that no earlier write covers (nl.ndarray memory is not initialised)"
+    floor = None
+    if _one_to_one(k, ins, op) and any(_filled_before(w, n, ins) for w in ws):
+        # `scatter into every 16th column, transpose the whole tile, use every 16th row`: the tile was filled
+        # in part just before, and the stale rest lands in elements of the destination that nothing may read;
+        # whether that is a bug is the reader's call.  (An accumulator read before its first write stays an
+        # error: nothing filled any of it first.)
+        floor = WARNING
+        msg += f"; {ins.op.split('.')[-1]} moves each of them to one element of its on-chip destination, where " \
+               "stale values are a bug only if read"
     notes = tuple(Note(location(w_op.span), f"'{t.name}' is written here") for _, _, w_op in ws[:3])
     return Obligation("NKI404", goal, tuple(r.facts), op.span, msg, notes=notes, loops=ins.ctx.loops,
-                      show=tuple(r.index_vars), quiet_unknown=True)
+                      show=tuple(r.index_vars), quiet_unknown=True, floor=floor)
+
+
+def _filled_before(w: tuple, n: int, r_ins: ir.Instr) -> bool:
+    """The write comes earlier in program order (in the loops the two share, in the same iteration; loops of
+    its own have run to their end), on a path the read's path implies."""
+    m, w_ins, _ = w
+    return m < n and _conjuncts(w_ins.ctx.path) <= _conjuncts(r_ins.ctx.path)
+
+
+def _one_to_one(k: ir.Kernel, ins: ir.Instr, op: ir.Operand) -> bool:
+    """`op`'s elements each land in one element of the instruction's destinations, all on chip."""
+    spec_op = _spec_operand(ins.op, op.role)
+    how = getattr(spec_op, "one_to_one", False)
+    if isinstance(how, str):
+        how = ins.attr(how) is True
+    return bool(how) and all(k.tensors[o.tensor].buffer in ir.ON_CHIP for o in ins.operands
+                             if o.mode in ("w", "rw") and o is not op)
 
 
 def _shared(a: tuple, b: tuple) -> list:

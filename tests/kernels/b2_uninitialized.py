@@ -118,3 +118,42 @@ def zeroed_then_accumulated(a, b):
     nisa.tensor_copy(dst=res, src=acc)
     nisa.dma_copy(dst=out, src=res)
     return out
+
+
+@nki.jit
+def transpose_of_every_16th_column(x):
+    # Eight columns scattered to columns 0, 16, ..., 112, the whole tile transposed, and only the rows those
+    # columns became read back: the transpose moves the stale columns to rows nothing reads. A warning, not
+    # an error: each stale element lands in one element of an on-chip tile, and whether it is read is the
+    # later code's business.
+    assert x.shape == (128, 8)
+    a = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    for j in range(8):
+        nisa.tensor_copy(dst=a[:, j * 16:j * 16 + 1], src=x_tile(x, j))
+    ident = nl.shared_identity_matrix(128, dtype=nl.float32)
+    p = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=p, stationary=a, moving=ident, is_transpose=True)  # expect: NKI404 warning
+    out = nl.ndarray((8, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    for j in range(8):
+        row = nl.ndarray((1, 128), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=row, src=p[j * 16:j * 16 + 1, :])
+        nisa.dma_copy(dst=out[j:j + 1, :], src=row)
+    return out
+
+
+def x_tile(x, j):
+    t = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[:, j:j + 1])
+    return t
+
+
+@nki.jit
+def every_16th_column_stored_whole(x):
+    # The same scattered tile stored to HBM whole: the stale columns leave the chip. An error.
+    assert x.shape == (128, 8)
+    a = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    for j in range(8):
+        nisa.tensor_copy(dst=a[:, j * 16:j * 16 + 1], src=x_tile(x, j))
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=a)  # expect: NKI404 error
+    return out
