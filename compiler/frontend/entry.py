@@ -369,7 +369,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
             if dropped and not interp._no_retry:
                 # every path dereferences an optional input left at None: the kernel needs it
                 raise V.GivenRetry(sorted(dropped)[0]) from None
-            if not kb.assumptions and not getattr(interp, "_rank_split", None):
+            if all(a.origin == "allocation" for a in kb.assumptions) and not getattr(interp, "_rank_split", None):
                 kb.issue("NKI901", "every path through this kernel fails (an assert or raise always triggers) for "
                                    "the analysed inputs; nothing after it was checked", span, "warning")
         except V.NotUnderstood as exc:

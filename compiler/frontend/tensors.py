@@ -102,6 +102,11 @@ class TensorMixin:
             if not isinstance(like, V.TensorVal):
                 raise V.NotUnderstood(f"nl.{fn.spec_name} of a {V.describe(like)}", node)
         shape = self._result_shape(ins.result.shape, bound, node)
+        for d in shape:
+            if V.is_int(d) and not isinstance(d, int) and E.decide(E.ge(E.lift(d), 1), self.kb.ranges) is not True:
+                # an allocation with a dimension below 1 fails while tracing: like a zero divisor, inputs that
+                # make one are not admissible (`(128, n_cols // shards)` needs n_cols >= shards)
+                self.assume(E.ge(E.lift(d), 1), node, "allocation")
         buffer = self._result_buffer(ins.result.buffer, bound)
         dtype = self._result_dtype(ins.result.dtype, bound)
         address = None

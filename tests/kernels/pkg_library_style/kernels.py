@@ -95,7 +95,7 @@ def tile_too_tall(x):
 
 
 def _load_block(x, dst, block_idx, rows):
-    nisa.dma_copy(dst=dst, src=x[block_idx * rows:(block_idx + 1) * rows, :])  # expect: NKI101 warning
+    nisa.dma_copy(dst=dst, src=x[block_idx * rows:(block_idx + 1) * rows, :])  # expect: NKI101 error
 
 
 @nki.jit
