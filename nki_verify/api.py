@@ -9,7 +9,6 @@ depends only on the arguments (and on the project modules the file imports).
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from .analysis.limits import partition_obligations
 from .analysis.oracle import SolverOracle
 from .analysis.solver import Z3Context
 from .analysis.spec_rules import instruction_obligations
-from .diagnostics import SEVERITY_RANK, Diagnostic, Fix, Location, TextEdit
+from .diagnostics import SEVERITY_RANK, Diagnostic, Fix, Location, TextEdit, finding_key, finding_rank
 from .options import Options
 
 ANALYSES = (subscript_obligations, check_obligations, partition_obligations, instruction_obligations,
@@ -94,14 +93,16 @@ def _analyse_file(text: str, path: str, options: Options, fe_opts: frontend.Opti
                   cache: dict, context: Z3Context, result: VerifyResult) -> tuple:
     """(diagnostics, front-end result or None); every z3 object it makes is unreachable once it returns."""
     try:
-        fr = frontend.analyze(text, path, fe_opts, SolverOracle(cache=cache, context=context), sources)
+        oracle = SolverOracle(options.solver_timeout_ms, cache=cache, context=context)
+        fr = frontend.analyze(text, path, fe_opts, oracle, sources)
     except Exception as exc:  # noqa: BLE001 - an internal failure becomes a located diagnostic, never a traceback
         return [_internal(path, exc)], None
     diags = [_front(issue) for issue in fr.issues]
+    shown: dict = {}  # the findings to show so far, across the file's kernels (as `_dedupe` merges them)
     for kernel in fr.kernels:
         result.ir.append(kernel)
         try:
-            diags.extend(_analyse_kernel(kernel, options, result, cache, context))
+            diags.extend(_analyse_kernel(kernel, options, result, cache, context, shown))
         except Exception as exc:  # noqa: BLE001
             diags.append(_internal(path, exc, kernel))
     return diags, fr
@@ -124,8 +125,8 @@ def _finish(diags: list, text: str, path: str, options: Options, sources: Source
 
 
 def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult, cache: dict,
-                    context: Z3Context | None = None) -> list:
-    ka = KernelAnalysis(kernel, options.solver_timeout_ms, cache, context)
+                    context: Z3Context | None = None, shown: dict | None = None) -> list:
+    ka = KernelAnalysis(kernel, options.solver_timeout_ms, cache, context, shown)
     impossible = ka.impossible()
     out = [impossible] if impossible is not None else []
     for analysis in ANALYSES if impossible is None else ():
@@ -162,15 +163,6 @@ SUBSUMED = {
 }
 
 
-# a loop's label in another copy of the same code (`h_idx@1006.2`: a helper called from several places)
-_LOOP_COPY = re.compile(r"@\d+(?:\.\d+)*")
-
-
-def _rank(d: Diagnostic) -> tuple:
-    """Which of the same finding's copies is shown: the most severe, then the one naming fewest loop copies."""
-    return SEVERITY_RANK[d.severity], -len(_LOOP_COPY.findall(d.message))
-
-
 def _dedupe(diags: list) -> list:
     best: dict = {}
     for d in diags:
@@ -181,10 +173,9 @@ def _dedupe(diags: list) -> list:
     # the same finding from several launch contexts: keep the most severe per (code, location)
     by_loc: dict = {}
     for d in best.values():
-        per_location = d.code in ("NKI401", "NKI402", "NKI403", "NKI404")
-        key = (d.code, d.location, "" if per_location else _LOOP_COPY.sub("", d.message.split(" (")[0]))
+        key = finding_key(d.code, d.location, d.message)
         prev = by_loc.get(key)
-        if prev is None or _rank(d) > _rank(prev):
+        if prev is None or finding_rank(d.severity, d.message) > finding_rank(prev.severity, prev.message):
             by_loc[key] = d
     # a finding implied by a more specific one at the same place is not repeated
     codes_at: dict = {}

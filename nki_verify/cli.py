@@ -23,7 +23,7 @@ from .cache import Cache
 from .config import Config, ConfigError, find_config, find_config_file, load_config
 from .diagnostics import ERROR, SEVERITY_RANK, WARNING, Location, Note
 from .process import tune_gc
-from .options import Options
+from .options import DEFAULT_SOLVER_TIMEOUT_MS, Options
 from .report import FileResult, Run, github, json_report, junit, sarif, statistics
 from .report.text import SourceCache, display_path, format_diagnostic, statistics_table, summary, use_color
 from .runner import Job, default_jobs, run_jobs
@@ -130,8 +130,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="fix the launch grid, e.g. --grid tensor_add=2x2")
     p.add_argument("--kernel", action="append", default=[], metavar="NAME", help="only analyse this kernel")
     p.add_argument("--solver-timeout", type=int, default=None, metavar="MS",
-                   help="wall-clock limit per solver query in milliseconds (default 1000); each query also has "
-                        "a deterministic resource limit")
+                   help=f"wall-clock limit per solver query in milliseconds (default {DEFAULT_SOLVER_TIMEOUT_MS}), a "
+                        "last resort: each query has a deterministic resource limit that binds first, so that "
+                        "verdicts do not depend on the machine's speed or load")
     p.add_argument("--nki-version", default=None, metavar="X.Y",
                    help="the NKI version the kernels target (default: the newest documented, 0.6); version-"
                         "dependent lints follow it (NKI602, NKI603)")
@@ -231,7 +232,7 @@ def _options(args: argparse.Namespace) -> Options:
         explicit.add("nki_version")
     return Options(target=args.target or "trn2", target_explicit=args.target is not None, shapes=shapes, grids=grids,
                    kernels=tuple(args.kernel) if args.kernel else None,
-                   solver_timeout_ms=args.solver_timeout if args.solver_timeout is not None else 1000,
+                   solver_timeout_ms=DEFAULT_SOLVER_TIMEOUT_MS if args.solver_timeout is None else args.solver_timeout,
                    select=select, extend_select=_code_list(args.extend_select, "--extend-select"),
                    ignore=_code_list(args.ignore, "--ignore"), nki_version=version, explicit=frozenset(explicit))
 

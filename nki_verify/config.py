@@ -12,7 +12,7 @@ The configuration that applies to a file is the nearest one found walking up fro
     severity = {NKI403 = "error"}           # per-code severity override
     shapes = {tensor_add = {a = [256, 1024], b = [256, 1024, "bfloat16"]}}
     grids = {tensor_add = [2, 2]}
-    solver-timeout = 1000                   # milliseconds per query
+    solver-timeout = 10000                  # milliseconds per query (a last resort)
     nki-version = "0.6"
     unroll-limit = 256
 

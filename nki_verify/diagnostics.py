@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_RANK = {ERROR: 2, WARNING: 1, INFO: 0}
+
+# a loop's label in another copy of the same code (`h_idx@1006.2`: a helper called from several places)
+LOOP_COPY = re.compile(r"@\d+(?:\.\d+)*")
+# codes whose findings are one per place, whatever their messages say (the races and the uninitialised reads)
+PER_LOCATION = frozenset({"NKI401", "NKI402", "NKI403", "NKI404"})
+
+
+def finding_key(code: str, location: "Location", message: str) -> tuple:
+    """What makes two findings one to show: the same code at the same place saying the same thing, but for the
+    loop copies it names and the quantities in parentheses (the same finding from several launch contexts)."""
+    return code, location, "" if code in PER_LOCATION else LOOP_COPY.sub("", message.split(" (")[0])
+
+
+def finding_rank(severity: str, message: str) -> tuple:
+    """Which of one finding's copies is shown: the most severe, then the one naming fewest loop copies."""
+    return SEVERITY_RANK[severity], -len(LOOP_COPY.findall(message))
 
 
 @dataclass(frozen=True, slots=True)

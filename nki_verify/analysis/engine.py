@@ -26,7 +26,7 @@ from typing import Callable
 from compiler import expr as E
 from compiler import ir
 
-from ..diagnostics import ERROR, WARNING, Diagnostic, Location, Note
+from ..diagnostics import ERROR, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
 from . import radix, rewrite
 from .solver import QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context, relevant
 
@@ -95,7 +95,7 @@ ANALYSIS_UIDS = 10**9
 
 class KernelAnalysis:
     def __init__(self, kernel: ir.Kernel, timeout_ms: int, cache: dict | None = None,
-                 context: Z3Context | None = None) -> None:
+                 context: Z3Context | None = None, shown: dict | None = None) -> None:
         self.k = kernel
         self.info = {s.sym: s for s in kernel.symbols}
         self.loops = {lp.id: lp for lp in kernel.loops}
@@ -121,6 +121,10 @@ class KernelAnalysis:
         self.bound_attempts = 0
         self.stats = Stats()
         self._seen: set = set()
+        # the rank of the finding shown so far under each key (diagnostics.finding_key), in this kernel and
+        # the file's kernels analysed before it (the caller's dict): a copy that could not outrank it would
+        # be dropped from the output (api._dedupe), so it is not worked out
+        self._shown: dict = shown if shown is not None else {}
         # the analyses' own symbols (per-side copies, pattern indices): numbered per kernel, so that analysing
         # the same kernel again builds the same expressions (memoised) and the same solver queries
         self.uids = itertools.count(ANALYSIS_UIDS)
@@ -257,6 +261,8 @@ class KernelAnalysis:
         if key in self._seen:
             return None
         self._seen.add(key)
+        if self._outranked(ob, ob.floor or ERROR):
+            return None
         local = list(ob.facts)
         syms = set(E.free_syms(ob.goal))
         for f in local:
@@ -297,6 +303,12 @@ class KernelAnalysis:
             finally:
                 self.quiet_queries += self.prover.queries - before
         return self._decide(ob, local, syms, ranges)
+
+    def _outranked(self, ob: Obligation, severity: str) -> bool:
+        """A finding at most this severe for `ob` would not be shown: the same finding is shown already, as
+        severe and naming no more loop copies (its quantities name none, so `ob.message` counts them all)."""
+        shown = self._shown.get(finding_key(ob.code, location(ob.span), ob.message))
+        return shown is not None and shown >= finding_rank(severity, ob.message)
 
     def _cheap_proof(self, ob: Obligation, local: list, ranges: dict) -> bool:
         """Distinct digits (NKI401/402) or rewriting by the facts' equalities; the verdict is kept in the
@@ -414,6 +426,8 @@ class KernelAnalysis:
                     # for only some of their values says nothing about the configurations really built
                     return None
                 severity = WARNING
+                if self._outranked(ob, severity):
+                    return None
                 suggestion = self._extra(self._suggest, ob, local, inputs)
         model = self._extra(self._nicer_model, ob, local, [s for s in inputs if s in shown]) or v.model
         shown |= set(ob.show)
@@ -423,6 +437,8 @@ class KernelAnalysis:
         here = self._quantities(ob, model)
         if here:
             message += f" ({here})"
+        key = finding_key(ob.code, location(ob.span), message)
+        self._shown[key] = max(self._shown.get(key, (-1, 0)), finding_rank(severity, message))
         return Diagnostic(ob.code, severity, message, location(ob.span), self.k.name, ce, suggestion,
                           self._notes(ob, syms), tuple(ob.fixes))
 

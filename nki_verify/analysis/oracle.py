@@ -11,6 +11,7 @@ from typing import Any
 
 from compiler import expr as E
 
+from ..options import DEFAULT_SOLVER_TIMEOUT_MS
 from .solver import Translator, Z3Context, make_solver, relevant
 
 DECIDE_RLIMIT = 300_000
@@ -21,8 +22,8 @@ DECIDE_BUDGET = 150
 
 
 class SolverOracle:
-    def __init__(self, timeout_ms: int = 200, cache: dict | None = None, budget: int = DECIDE_BUDGET,
-                 context: Z3Context | None = None) -> None:
+    def __init__(self, timeout_ms: int = DEFAULT_SOLVER_TIMEOUT_MS, cache: dict | None = None,
+                 budget: int = DECIDE_BUDGET, context: Z3Context | None = None) -> None:
         self.timeout_ms = timeout_ms
         self.context = context
         self.budget = budget
