@@ -549,24 +549,25 @@ class Prover:
                     out[s] = str(val) == "True"
         return out
 
-    def sometimes_fine(self, goal: E.BExpr, facts: list, exec_syms: list) -> bool | None:
+    def sometimes_fine(self, goal: E.BExpr, facts: list, exec_syms: list, inputs: tuple = ()) -> bool | None:
         """Is there an admissible input for which no execution violates `goal`?
 
         True: the violation depends on the inputs (a warning); False: every admissible input can reach
-        it (an error); None: undecided.
+        it (an error); None: undecided.  `inputs`: more facts on admissible inputs, besides the base ones
+        (`facts` only say where the node is reached).
         """
         import time
 
         z3 = _z3()
         local = [f for f in facts if f != E.TRUE]
-        exact = ("fine=", goal, tuple(local), tuple(exec_syms), tuple(self.base), self.timeout_ms)
+        exact = ("fine=", goal, tuple(local), tuple(exec_syms), tuple(self.base), tuple(inputs), self.timeout_ms)
         if exact in self.cache:
             self.cache_hits += 1
             return self.cache[exact]
         syms = set(E.free_syms(goal))
         for f in local:
             syms |= E.free_syms(f)
-        base = relevant(syms, self.base)
+        base = relevant(syms, self.base + list(inputs))
         key, _ = self._key("fine", [goal] + local + [E.TRUE] + base, exec_syms)
         if key in self.cache:
             self.cache_hits += 1
