@@ -197,6 +197,9 @@ def _explore_launchers(interp: Interpreter, mod: V.ModuleVal, kernels: list) -> 
         n_required = len(a.args) - len(v.defaults)
         hints = _rank_hints(v.node, [p.arg for p in a.args])
         interp._host_rank_hints = hints
+        # ranks the host code states exactly; the others (`heads = cache.shape[2]`: at least 3) are guesses that
+        # the kernel's own exact rank corrects (see _convert_arg)
+        interp._host_exact_ranks = set(_exact_rank_params(v.node, [p.arg for p in a.args]))
         for p in a.args[:n_required]:
             args.append(V.HostArray(None, None, p.arg))
         frame = Frame(None, mod, (), "")
@@ -212,6 +215,7 @@ def _explore_launchers(interp: Interpreter, mod: V.ModuleVal, kernels: list) -> 
         finally:
             interp.frames = saved
             interp._host_rank_hints = {}
+            interp._host_exact_ranks = set()
 
 
 def _contexts(interp: Interpreter, kv: V.KernelVal) -> list:
@@ -490,6 +494,12 @@ def _placeholder_default(interp: Interpreter, p: ast.arg, default: Any) -> bool:
 
 def _convert_arg(interp: Interpreter, kb: KernelBuilder, name: str, v: Any, hints: dict) -> Any:
     if isinstance(v, V.HostArray):
+        if v.shape is not None and v in interp._guessed_host_arrays and name in interp._exact_params and \
+                hints.get(name, 0) > len(v.shape):
+            # the launcher only read the first dimensions of an array the kernel unpacks whole: the rest follow
+            more = range(len(v.shape), hints[name])
+            v.shape = tuple(v.shape) + tuple(interp.fresh_int(f"{v.label or name}.shape[{i}]", "shape", 1)
+                                             for i in more)
         if v.shape is None:
             v.shape = tuple(interp.fresh_int(f"{name}.shape[{i}]", "shape", 1) for i in range(hints.get(name, 2)))
         shape = tuple(v.shape)

@@ -170,6 +170,8 @@ class HostMixin:
         if arr.shape is None:
             rank = self.host_rank_hint(arr.label)
             arr.shape = tuple(self.fresh_int(f"{arr.label or 'array'}.shape[{i}]", "shape", 1) for i in range(rank))
+            if arr.label not in self._host_exact_ranks:
+                self._guessed_host_arrays.add(arr)
         return arr.shape
 
     def host_rank_hint(self, label: str) -> int:

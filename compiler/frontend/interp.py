@@ -107,6 +107,8 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self.current_stmt: ast.AST | None = None
         self._invoked: set = set()  # host functions already run (launch discovery)
         self._host_rank_hints: dict = {}
+        self._host_exact_ranks: set = set()  # host parameters whose rank the host code states exactly
+        self._guessed_host_arrays: set = set()  # host arrays whose rank is only a guess (see host_shape)
         self._rank_overrides: dict = {}  # param -> rank learnt from a RankRetry
         self._rank_at_least: set = set()  # params of those whose rank is only known from below
         self._guessed_ranks: dict = {}  # tensor id -> param whose rank was guessed

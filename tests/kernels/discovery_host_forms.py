@@ -60,3 +60,22 @@ def main():
     fn = shift_kernel if x.shape[0] else other_kernel
     nki.simulate_kernel(nki.jit(fn), x, x)
     return nki.jit(platform_target="trn2")(other_kernel)
+
+
+@nki.jit
+def first_page_rows(pages):
+    # pages: (layers, n_pages, page_rows, cols); the launcher below reads only pages.shape[1], which says
+    # the rank is at least 2, not 2: the kernel's own unpacking settles it (was: "4 indices for a tensor of
+    # rank 2", an error)
+    layers, n_pages, page_rows, cols = pages.shape
+    assert page_rows <= 128 and cols <= 512
+    out = nl.ndarray((page_rows, cols), dtype=pages.dtype, buffer=nl.shared_hbm)
+    t = nl.load(pages[0, 0, 0:page_rows, 0:cols])
+    nl.store(out[0:page_rows, 0:cols], value=t)
+    return out
+
+
+def run_first_page(pages):
+    if pages.shape[1] == 0:
+        return None
+    return first_page_rows(pages)
