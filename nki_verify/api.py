@@ -68,7 +68,7 @@ def analyze_source(text: str, path: str, options: Options | None = None) -> Veri
     fe_opts = frontend.Options(target=options.target, shapes=dict(options.shapes),
                                kernels=list(options.kernels) if options.kernels else None,
                                unroll_limit=options.unroll_limit, nki_version=options.nki_version,
-                               target_explicit=options.target_explicit)
+                               target_explicit=options.target_explicit, search_path=tuple(options.search_path))
     fe_opts.grids = dict(options.grids)
     sources = SourceSet(dict(options.overlays), options.reader)
     # solver verdicts shared by the kernels and launch contexts of this file (and, when the caller keeps

@@ -129,6 +129,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--grid", action="append", default=[], metavar="[KERNEL=]DxD",
                    help="fix the launch grid, e.g. --grid tensor_add=2x2")
     p.add_argument("--kernel", action="append", default=[], metavar="NAME", help="only analyse this kernel")
+    p.add_argument("--search-path", action="append", default=[], metavar="DIR",
+                   help="another directory to find imported modules in, after the file's own project (like "
+                        "PYTHONPATH; repeatable). Installed packages that use NKI are found without it")
     p.add_argument("--solver-timeout", type=int, default=None, metavar="MS",
                    help=f"wall-clock limit per solver query in milliseconds (default {DEFAULT_SOLVER_TIMEOUT_MS}), a "
                         "last resort: each query has a deterministic resource limit that binds first, so that "
@@ -234,7 +237,8 @@ def _options(args: argparse.Namespace) -> Options:
                    kernels=tuple(args.kernel) if args.kernel else None,
                    solver_timeout_ms=DEFAULT_SOLVER_TIMEOUT_MS if args.solver_timeout is None else args.solver_timeout,
                    select=select, extend_select=_code_list(args.extend_select, "--extend-select"),
-                   ignore=_code_list(args.ignore, "--ignore"), nki_version=version, explicit=frozenset(explicit))
+                   ignore=_code_list(args.ignore, "--ignore"), nki_version=version, explicit=frozenset(explicit),
+                   search_path=tuple(os.path.abspath(d) for d in getattr(args, "search_path", [])))
 
 
 class Configs:

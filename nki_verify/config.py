@@ -15,6 +15,7 @@ The configuration that applies to a file is the nearest one found walking up fro
     solver-timeout = 10000                  # milliseconds per query (a last resort)
     nki-version = "0.6"
     unroll-limit = 256
+    search-path = ["../vendor"]             # more import roots, relative to this file (like PYTHONPATH)
 
 Unknown keys, unknown codes and ill-typed values raise ConfigError with the file and the key: a typo never
 silently disables a check.  `Config.options(base, path)` merges the configuration under options the user
@@ -37,7 +38,7 @@ from .options import Options
 
 CONFIG_FILES = ("nki-verify.toml", ".nki-verify.toml", "pyproject.toml")
 KEYS = ("target", "select", "extend-select", "ignore", "per-file-ignores", "exclude", "severity", "shapes",
-        "grids", "solver-timeout", "nki-version", "unroll-limit")
+        "grids", "solver-timeout", "nki-version", "unroll-limit", "search-path")
 
 
 class ConfigError(Exception):
@@ -71,6 +72,7 @@ class Config:
     solver_timeout_ms: int | None = None
     nki_version: str | None = None
     unroll_limit: int | None = None
+    search_path: tuple[str, ...] = ()  # absolute directories (relative entries are taken from the file's folder)
 
     @property
     def root(self) -> str:
@@ -113,6 +115,8 @@ class Config:
             changes["nki_version"] = self.nki_version
         if self.unroll_limit is not None and "unroll_limit" not in explicit:
             changes["unroll_limit"] = self.unroll_limit
+        if self.search_path:
+            changes["search_path"] = tuple(base.search_path) + self.search_path
         if "select" not in explicit and self.select is not None:
             changes["select"] = self.select
         extend = tuple(base.extend_select) + self.extend_select
@@ -239,6 +243,12 @@ def parse_table(table: Any, path: str = "<config>", where: str = "") -> Config:
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
                 raise err(key, "must be a positive integer")
             kw[attr] = v
+    if "search-path" in table:
+        v = table["search-path"]
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise err("search-path", "must be a list of directories")
+        kw["search_path"] = tuple(os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), x))
+                                  for x in v)
     if "nki-version" in table:
         v = table["nki-version"]
         if not isinstance(v, str):

@@ -24,6 +24,8 @@ class Options:
     solver_timeout_ms: int = DEFAULT_SOLVER_TIMEOUT_MS
     nki_version: str | None = None
     unroll_limit: int = 256
+    # more directories to find imported modules in (like PYTHONPATH), after the analysed file's own project
+    search_path: tuple[str, ...] = ()
     # open editor buffers (absolute path -> text) read instead of the disk for imported modules
     overlays: Mapping[str, str] = field(default_factory=dict)
     reader: Callable[[str], str | None] | None = None
@@ -50,5 +52,5 @@ class Options:
         shapes = tuple(sorted((k, tuple(sorted(v.items()))) for k, v in self.shapes.items()))
         grids = tuple(sorted(self.grids.items()))
         return (self.target, self.target_explicit, shapes, grids, self.kernels, self.solver_timeout_ms,
-                self.nki_version, self.unroll_limit, self.select, self.extend_select, self.ignore,
+                self.nki_version, self.unroll_limit, self.search_path, self.select, self.extend_select, self.ignore,
                 tuple(sorted(self.severity.items())), self.suppressions)

@@ -615,3 +615,70 @@ def test_double_row_matmul_and_permuting_dma_transpose_shapes() -> None:
     """)
     codes = {d.code for d in verify_source(text, "/tmp/k.py", Options(target="trn2"))}
     assert not codes & {"NKI501", "NKI902", "NKI101"}, codes
+
+
+HELPER_LIB = src("""
+    import nki.isa as nisa
+    import nki.language as nl
+
+    def staged(src, rows):
+        t = nl.ndarray((rows, src.shape[1]), dtype=src.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=src[0:rows, :])
+        return t
+""")
+
+USES_LIB = src("""
+    import nki
+    import nki.isa as nisa
+    import nki.language as nl
+    from tilelib.staging import staged
+
+    @nki.jit
+    def k(x):
+        assert x.shape == (128, 512)
+        t = staged(x, 256)
+        out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t[0:128, :])
+        return out
+""")
+
+
+def _library(root) -> None:
+    pkg = root / "tilelib"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "staging.py").write_text(HELPER_LIB)
+
+
+def test_an_installed_nki_library_is_followed_and_frameworks_stay_opaque(tmp_path, monkeypatch) -> None:
+    # a helper package installed next to the other site packages (read, never imported): its helper's
+    # 256-partition tile is found through the call, instead of an unknown tile (NKI902)
+    site = tmp_path / "site"
+    _library(site)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "k.py").write_text(USES_LIB)
+    monkeypatch.syspath_prepend(str(site))
+    diags = verify_source(USES_LIB, str(proj / "k.py"))
+    # the helper's 256 rows: too many partitions, and past the end of x
+    assert sorted((d.code, os.path.basename(d.path)) for d in diags if d.severity == "error") == \
+        [("NKI101", "staging.py"), ("NKI201", "staging.py")]
+    assert not [d for d in diags if d.code == "NKI902"]
+    # the same package without any NKI import is a framework: opaque, so the tile is not known
+    (site / "tilelib" / "staging.py").write_text(HELPER_LIB.replace("import nki.isa as nisa\n", "")
+                                                 .replace("import nki.language as nl\n", "nl = nisa = None\n"))
+    diags = verify_source(USES_LIB, str(proj / "k.py"))
+    assert not [d for d in diags if d.severity == "error"] and [d for d in diags if d.code == "NKI902"]
+
+
+def test_a_search_path_directory_is_an_import_root(tmp_path) -> None:
+    vendor = tmp_path / "vendor"
+    _library(vendor)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "k.py").write_text(USES_LIB)
+    assert [d for d in verify_source(USES_LIB, str(proj / "k.py")) if d.code == "NKI902"]
+    diags = verify_source(USES_LIB, str(proj / "k.py"), Options(search_path=(str(vendor),)))
+    # the helper's 256 rows: too many partitions, and past the end of x
+    assert sorted((d.code, os.path.basename(d.path)) for d in diags if d.severity == "error") == \
+        [("NKI101", "staging.py"), ("NKI201", "staging.py")]

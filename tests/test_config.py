@@ -46,11 +46,19 @@ def test_nki_verify_toml_is_read_at_top_level(tmp_path) -> None:
     ({"shapes": {"k": {"a": [128, 0]}}}, "dimensions must be positive"),
     ({"shapes": {"k": {"a": [128, "float33"]}}}, "'float33' is not an NKI dtype"),
     ({"solver-timeout": -1}, "must be a positive integer"),
+    ({"search-path": "vendor"}, "must be a list of directories"),
 ])
 def test_bad_configuration_is_a_clear_error(table: dict, fragment: str) -> None:
     with pytest.raises(ConfigError) as exc:
         parse_table(table, "pyproject.toml", "[tool.nki-verify]")
     assert fragment in str(exc.value) and "pyproject.toml" in str(exc.value)
+
+
+def test_search_path_entries_are_relative_to_the_file(tmp_path) -> None:
+    p = write(str(tmp_path / "nki-verify.toml"), 'search-path = ["../vendor", "/opt/lib"]\n')
+    c = load_config(p)
+    assert c.search_path == (os.path.normpath(str(tmp_path / ".." / "vendor")), "/opt/lib")
+    assert c.options(Options(search_path=("/mine",))).search_path == ("/mine",) + c.search_path
 
 
 def test_explicit_options_win_over_the_file() -> None:

@@ -48,7 +48,7 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
             sources: SourceSet | None = None) -> FrontendResult:
     """Build the IR of every kernel in `source` (the text of `path`).  Never executes it."""
     sources = sources or SourceSet()
-    index = ModuleIndex(sources, path)
+    index = ModuleIndex(sources, path, getattr(options, "search_path", ()))
     pm = index.parse(path, source)
     result = FrontendResult()
     if pm is None or pm.error is not None:

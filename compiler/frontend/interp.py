@@ -75,7 +75,8 @@ class Options:
     """What the front end needs to know (a subset of the verifier's options)."""
 
     def __init__(self, target: str = "trn2", shapes: dict | None = None, kernels: list | None = None,
-                 unroll_limit: int = 256, nki_version: str | None = None, target_explicit: bool = False) -> None:
+                 unroll_limit: int = 256, nki_version: str | None = None, target_explicit: bool = False,
+                 search_path: tuple = ()) -> None:
         self.target = target
         self.target_explicit = target_explicit
         self.grids: dict = {}
@@ -83,6 +84,7 @@ class Options:
         self.kernels = kernels  # restrict to these names
         self.unroll_limit = unroll_limit
         self.nki_version = nki_version
+        self.search_path = tuple(search_path)  # more import roots (see ModuleIndex)
 
 
 class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, TensorMixin, HostMixin,

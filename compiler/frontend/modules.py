@@ -2,8 +2,15 @@
 
 A file's package is found by walking up `__init__.py` directories; absolute
 imports are resolved against that package root, the file's own directory
-(scripts that import their siblings) and a `src/` layout next to a
-`pyproject.toml`.  Relative imports are resolved from the file's package.
+(scripts that import their siblings), a `src/` layout next to a
+`pyproject.toml` and the directories of the search-path option.  Relative
+imports are resolved from the file's package.
+
+A module found nowhere else is looked for among the installed packages (the
+directories of this interpreter's path, read as files): an NKI helper
+library (`pip install`ed, its source next to the other site packages) is
+followed like the project's own code.  Only packages that use NKI are: one
+of their modules imports it.  Frameworks (torch, numpy) stay opaque.
 """
 
 from __future__ import annotations
@@ -11,10 +18,19 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 NKI_ROOTS = ("nki", "neuronxcc")
+# installed packages never followed (large, and known not to hold NKI kernels): no directory scan for them
+OPAQUE_PACKAGES = frozenset({
+    "torch", "numpy", "jax", "jaxlib", "tensorflow", "transformers", "scipy", "triton", "torch_neuronx",
+    "torch_xla", "libneuronxla", "neuronx_distributed", "pytest", "hypothesis", "z3", "ml_dtypes", "pygls",
+    "setuptools", "pip", "typing_extensions", "compiler", "nki_verify", "device", "lsp"})
+MAX_PACKAGE_SCAN = 800  # files read to tell whether an installed package uses NKI
+_USES_NKI = re.compile(r"^\s*(?:from|import)\s+(?:neuronxcc|nki)\b", re.M)
 FRAMEWORK_NKI = {
     "torch_neuronx": {"nki_jit": "nki_jit", "nki_op": "nki_op"},
     "torch_neuronx.xla_impl.ops": {"nki_jit": "nki_jit"},
@@ -110,11 +126,13 @@ def _parse(path: str, text: str) -> ast.Module:
 class ModuleIndex:
     """Parses and caches the project's modules for one analysis."""
 
-    def __init__(self, sources: SourceSet, entry_path: str) -> None:
+    def __init__(self, sources: SourceSet, entry_path: str, search_path: tuple = ()) -> None:
         self.sources = sources
         self.entry_path = os.path.abspath(entry_path)
         root, _ = package_root(entry_path)
-        self.roots = [root, os.path.dirname(self.entry_path)] + _project_roots(entry_path)
+        self.roots = [root, os.path.dirname(self.entry_path)] + _project_roots(entry_path) + \
+            [os.path.abspath(d) for d in search_path]
+        self._installed: dict[str, str | None] = {}  # top-level name -> the site directory holding it (NKI users)
         self._cache: dict[str, ParsedModule] = {}
         self.read_paths: list[str] = []  # every project file read (for cache keys)
 
@@ -160,7 +178,27 @@ class ModuleIndex:
             hit = self._find(root, dotted.split("."))
             if hit:
                 return hit
-        return None
+        site = self._installed_root(head)
+        return self._find(site, dotted.split(".")) if site else None
+
+    def _installed_root(self, top: str) -> str | None:
+        """The site directory of an installed package that uses NKI, else None (read, never imported)."""
+        if top in self._installed:
+            return self._installed[top]
+        found = None
+        if top not in OPAQUE_PACKAGES and top.isidentifier():
+            for d in sys.path:
+                if not d or not os.path.isabs(d) or d in self.roots or os.path.abspath(d) == os.getcwd():
+                    continue  # the working directory is not an installation
+                pkg = os.path.join(d, top)
+                if os.path.isfile(os.path.join(pkg, "__init__.py")):
+                    found = d if _uses_nki(pkg, self.sources) else None
+                    break
+                if self.sources.exists(pkg + ".py"):
+                    found = d if _USES_NKI.search(self.sources.read(pkg + ".py") or "") else None
+                    break
+        self._installed[top] = found
+        return found
 
     def _find(self, root: str, parts: list[str]) -> str | None:
         if not parts:
@@ -173,6 +211,22 @@ class ModuleIndex:
         if self.sources.exists(init):
             return init
         return None
+
+
+def _uses_nki(pkg: str, sources: SourceSet) -> bool:
+    """Does a module of the package directory import NKI?  (Its first MAX_PACKAGE_SCAN files.)"""
+    seen = 0
+    for d, dirs, files in os.walk(pkg):
+        dirs.sort()
+        for f in sorted(files):
+            if not f.endswith(".py"):
+                continue
+            seen += 1
+            if seen > MAX_PACKAGE_SCAN:
+                return False
+            if _USES_NKI.search(sources.read(os.path.join(d, f)) or ""):
+                return True
+    return False
 
 
 def nki_api_path(dotted: str) -> tuple[str, str] | None:
