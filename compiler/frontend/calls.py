@@ -38,6 +38,16 @@ class AutoValue:
     """`enum.auto()`."""
 
 
+def _dtype_scalar(dtype: str) -> Any:
+    """The scalar constructor of a dtype (`np.float32(x)`): numbers become floats or ints, others stay."""
+    def make(it: Any, a: list, k: dict, n: Any) -> Any:
+        x = a[0] if a else 0
+        if isinstance(x, (int, float)) and not isinstance(x, bool):
+            return float(x) if dtype.startswith(("float", "bfloat", "tfloat")) else int(x)
+        return x
+    return make
+
+
 def _dtype_limit(dtype: str, name: str) -> Any:
     """`nl.fp32.min`: the dtype's limit as a float (an opaque float when the dtype is not a known float)."""
     import ml_dtypes
@@ -589,6 +599,9 @@ class CallsMixin:
             return method
         if isinstance(obj, V.DTypeVal) and name in ("min", "max", "eps", "tiny"):
             return _dtype_limit(obj.name, name)  # Beta 1 `nl.fp32.min`, like `finfo(dtype).min`
+        if isinstance(obj, V.DTypeVal) and name == "type":
+            # `np.dtype(np.float32).type(0.5)`: the scalar type, a constant of that dtype
+            return V.Builtin(f"{obj.name}.type", _dtype_scalar(obj.name))
         if obj is None:
             self.none_default_used(node)
             raise V.NotUnderstood(f"attribute {name!r} of None: the value is None on this path (an optional input "

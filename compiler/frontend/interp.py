@@ -109,6 +109,9 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self.current_stmt: ast.AST | None = None
         self._invoked: set = set()  # host functions already run (launch discovery)
         self._host_rank_hints: dict = {}
+        # Beta-1 index variables placed on one axis of a grid (`nl.arange(P)[:, None]`: axis 0 of 2): the axis,
+        # by which a mask's own `nl.arange` is the access's index on that axis (see unify_mask_iotas)
+        self._iota_axis: dict = {}
         self._host_exact_ranks: set = set()  # host parameters whose rank the host code states exactly
         self._guessed_host_arrays: set = set()  # host arrays whose rank is only a guess (see host_shape)
         self._rank_overrides: dict = {}  # param -> rank learnt from a RankRetry

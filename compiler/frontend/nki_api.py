@@ -311,6 +311,7 @@ class NkiMixin:
         for j, (lo, n) in enumerate(zip(starts, sizes)):
             nm = names[j] if j < len(names) and names[j] else f"mgrid@{getattr(node, 'lineno', 0)}[{j}]"
             it = self.new_iota(n, node, nm if lo == 0 else f"{nm} - {lo}")
+            self._iota_axis[it.var] = (j, len(shape), E.lift(it.size))
             grids.append(V.IndexGrid(E.add(it.var, lo), shape, (it,)))
         return V.GridTuple(tuple(grids)) if len(grids) > 1 else grids[0]
 
@@ -332,6 +333,10 @@ class NkiMixin:
             else:
                 raise V.NotUnderstood("indexing an nl.arange grid with something other than ':' and None", node)
         out.extend(dims[i:])
+        if len(g.iotas) == 1:
+            placed = [j for j, d in enumerate(out) if not (isinstance(d, int) and d == 1)]
+            if len(placed) == 1:
+                self._iota_axis[g.iotas[0].var] = (placed[0], len(out), E.lift(g.iotas[0].size))
         return V.IndexGrid(g.expr, tuple(out), g.iotas)
 
     def _ds(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
@@ -562,6 +567,8 @@ class NkiMixin:
         if returns_tile:
             result = self.result_tile(ins, bound, operands, node)
             operands.append(self.operand_ir(ins.result.role, result, "w", node))
+        if mask is not E.TRUE and iotas:
+            mask = self.unify_mask_iotas(mask, iotas)
         self.flush_checks(deferred, mask, node)
         kb.add_instr(op=ins.qualname, dialect=kb.dialect, operands=tuple(operands), attrs=tuple(attrs),
                      span=self.span(node), ctx=self.ctx(), mask=mask, iotas=tuple(dict.fromkeys(iotas)))
@@ -569,6 +576,20 @@ class NkiMixin:
         if result is not None:
             return result
         return V.Unknown(f"instruction handle of nki.{ins.qualname}")
+
+    def unify_mask_iotas(self, mask: E.BExpr, iotas: list) -> E.BExpr:
+        """A mask's own `nl.arange(P)[:, None]` is the index of that axis of the tile the instruction
+        accesses (NKI matches a mask's indices to the tile's by position): each one is renamed to the
+        operands' index variable on the same axis of a grid of the same rank and size."""
+        mine = {it.var: it for it in iotas}
+        renames: dict = {}
+        for s in E.free_syms(mask):
+            if s in mine or s not in self._iota_axis:
+                continue
+            same = [it.var for it in iotas if self._iota_axis.get(it.var) == self._iota_axis[s]]
+            if len(same) == 1:
+                renames[s] = same[0]
+        return E.substitute(mask, renames) if renames else mask
 
     def _operand_tensors(self, op: Any, v: Any, node: ast.AST | None) -> list | None:
         if isinstance(v, V.TensorVal):

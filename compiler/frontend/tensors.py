@@ -111,6 +111,8 @@ class TensorMixin:
         dtype = self._result_dtype(ins.result.dtype, bound)
         address = None
         addr = bound.get("address")
+        if isinstance(addr, V.Phi):
+            addr = None  # `address=None if auto else (0, off)`: placed by the allocator on some paths: not known
         if addr is not None and not isinstance(addr, V.Unknown) and addr is not spec.MISSING:
             parts = self.iterate_known(addr, node)
             address = tuple(E.lift(self.as_int(p, "an address")) for p in parts)

@@ -46,3 +46,32 @@ if __name__ == "__main__":
     copy_masked(x)
     copy_unmasked(x)
     transpose_mgrid(np.zeros((128, 100), dtype=np.float32))  # the second load reads columns 64..127 of 100
+
+
+@nki.jit
+def copy_masked_by_its_own_grid(in_tensor):
+    # The mask builds its own nl.arange(128)[:, None]: NKI matches a mask's indices to the tile's by position,
+    # so it is the partition index of the access (was: a warning on both lines, the two aranges taken as
+    # independent; an error where the sizes are known)
+    sz_p, sz_f = in_tensor.shape
+    out_tensor = nl.ndarray((sz_p, sz_f), dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+    for p in nl.affine_range(math.ceil(sz_p / 128)):
+        rows = p * 128 + nl.arange(128)[:, None]
+        cols = nl.arange(sz_f)[None, :]
+        inside = (sz_p - 1 - p * 128 - nl.arange(128)[:, None] >= 0)
+        tile = nl.load(in_tensor[rows, cols], mask=inside)
+        nl.store(out_tensor[rows, cols], value=tile, mask=inside)
+    return out_tensor
+
+
+@nki.jit
+def copy_masked_by_its_own_grid_one_row_too_many(in_tensor):
+    sz_p, sz_f = in_tensor.shape
+    out_tensor = nl.ndarray((sz_p, sz_f), dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+    for p in nl.affine_range(math.ceil(sz_p / 128)):
+        rows = p * 128 + nl.arange(128)[:, None]
+        cols = nl.arange(sz_f)[None, :]
+        inside = (sz_p - p * 128 - nl.arange(128)[:, None] >= 0)
+        tile = nl.load(in_tensor[rows, cols], mask=inside)  # expect: NKI101 warning
+        nl.store(out_tensor[rows, cols], value=tile, mask=inside)  # expect: NKI101 warning
+    return out_tensor
