@@ -185,7 +185,9 @@ class NkiMixin:
     def call_kernel(self, k: V.KernelVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
         if self.kb is None:
             self.launches.append((k, list(args), dict(kwargs), self.span(node)))
-            return V.Unknown(f"output of kernel {k.func.name}")
+            # an array of shapes not followed here: a kernel it is passed to sees symbolic dimensions, of the
+            # rank that kernel uses (`z = gemm(x, w); gelu(z)`), rather than an unknown value
+            return V.HostArray(None, None, f"output of {k.func.name}")
         # a kernel called from a kernel is a sub-kernel: analysed in the caller's context
         self.lint_subkernel(k, node)
         return self.invoke(k.func, args, kwargs, node)

@@ -211,6 +211,8 @@ class OpsMixin:
             return V.PyList(self.heap, [], V.SymSeq(self.fresh_seq_var(), b, a.items[0]))
         if isinstance(a, str) and op is ast.Mod:
             return "<formatted>"
+        if isinstance(a, V.HostArray) or isinstance(b, V.HostArray):
+            return self.host_binop(op, a, b)  # `(np.random.random_sample(shape) - 0.5) * 2`: the array's shape
         if isinstance(a, (float, V.SymFloat)) or isinstance(b, (float, V.SymFloat)):
             return self._float_binop(op, a, b)
         if isinstance(a, (V.Unknown, V.HostArray)) or isinstance(b, (V.Unknown, V.HostArray)):
