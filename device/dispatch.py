@@ -349,6 +349,10 @@ def result_shape(call: Call, rule: tuple) -> tuple:
         shapes = [call.tensor(r).shape for r in rule[1:] if call.tensor(r) is not None]
         if not shapes:
             raise TypeError(f"{display(call.decl.qualname)}: an element-wise operation needs a tensor operand")
+        if len({len(s) for s in shapes}) > 1 and not _broadcastable(shapes):
+            # operands of different ranks (the instruction's rules compare operands of one rank)
+            call.fault("NKI501", f"operands of shapes {' and '.join(str(tuple(s)) for s in shapes)} do not "
+                                 "broadcast (numpy rules: trailing axes aligned)")
         return _broadcast(shapes)
     if kind == "reduce":
         return _reduced_shape(call, t, rule)
@@ -377,6 +381,15 @@ def result_shape(call: Call, rule: tuple) -> tuple:
         s.insert(int(call.get(rule[2])) % (len(s) + 1), 1)
         return tuple(s)
     raise Unsupported(f"result shape rule {kind}")
+
+
+def _broadcastable(shapes: list) -> bool:
+    rank = max(len(s) for s in shapes)
+    for i in range(rank):
+        dims = {s[i - (rank - len(s))] for s in shapes if i - (rank - len(s)) >= 0} - {1}
+        if len(dims) > 1:
+            return False
+    return True
 
 
 def _broadcast(shapes: list) -> tuple:

@@ -36,6 +36,8 @@ CASES = {
     "b1_dependencies.py": {
         "accumulate_with_plus_equals": ([r(4, 128, 512)],), "accumulate_with_tensor_tensor": ([r(4, 128, 512)],),
         "prefix_rows": ([r(8, 128, 512)],), "prefix_rows_sequential": ([r(8, 128, 512)],)},
+    "b1_broadcast.py": {"centre_rows": ([r(128, 8, 64)],), "centre_rows_without_keepdims": ([r(128, 8, 64)],),
+                        "centre_rows_of_a_constant_tile": ([r(128, 8, 64)],)},
     "b1_host_arrays.py": {"first_block": ([r(128, 256)],), "doubled": ([r(128, 512)],)},
     "b1_masks.py": {"copy_masked": ([r(300, 64)],), "copy_unmasked": ([r(300, 64)],),
                     "transpose_mgrid": ([r(128, 100)],), "copy_masked_by_its_own_grid": ([r(300, 64)],),

@@ -691,8 +691,13 @@ class NkiMixin:
             try:
                 return self.broadcast_shapes(shapes, node)
             except V.NotUnderstood:
-                if len({len(sh) for sh in shapes}) != 1:
-                    raise
+                if len({len(sh) for sh in shapes}) != 1 and self.kb is not None:
+                    # ranks that differ too ((4, 128, 768) and (4, 128): numpy aligns the last axes): no rule of
+                    # the instruction compares them, so the mismatch is reported here
+                    shown = " and ".join("(" + ", ".join(E.short(E.lift(d)) for d in sh) + ")" for sh in shapes)
+                    self.kb.add_check(self.make_check("NKI501", E.FALSE, f"operands of shapes {shown} do not "
+                                                      "broadcast (numpy rules: trailing axes are aligned)", node))
+                    return max(shapes, key=len)
                 # known sizes that differ ((128, 512) and (2, 512)): the instruction's rule reports it, and the
                 # result is taken to have the first operand's shape so that the analysis goes on
                 return shapes[0]

@@ -471,8 +471,18 @@ class TensorMixin:
                 continue
             d0 = non_one[0]
             for d in non_one[1:]:
-                if isinstance(d0, int) and isinstance(d, int) and d0 != d:
-                    raise V.NotUnderstood(f"shapes {shapes} do not broadcast", node)
+                if isinstance(d0, int) and isinstance(d, int):
+                    if d0 != d:
+                        raise V.NotUnderstood(f"shapes {shapes} do not broadcast", node)
+                elif self.kb is not None and E.lift(d0) != E.lift(d) and len({len(s) for s in shapes}) > 1:
+                    # sizes known only symbolically, of operands of different ranks (the instruction's rules
+                    # compare operands of one rank): equal, or one of them 1, for the operands to broadcast
+                    a, b = E.lift(d0), E.lift(d)
+                    shown = " and ".join("(" + ", ".join(E.short(E.lift(x)) for x in sh) + ")" for sh in shapes)
+                    self.kb.add_check(self.make_check(
+                        "NKI501", E.bor(E.eq(a, b), E.eq(a, 1), E.eq(b, 1)),
+                        f"operands of shapes {shown} must broadcast (numpy rules: trailing axes aligned): "
+                        f"{E.short(a)} and {E.short(b)} on axis {i - rank}", node))
             out.append(d0)
         return tuple(out)
 
