@@ -70,6 +70,18 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
     _explore_launchers(interp, mod, kernels)
     launched = {id(k.func) for k, *_ in interp.launches}
     called = _called_from_kernels(kernels)
+    pm = index.parse(index.entry_path)
+    found = {id(kv.func.node) for kv in kernels} | {id(k.func.node) for k, *_ in interp.launches}
+    for node, factory in _factory_kernels(pm.tree) if pm is not None and pm.tree is not None else ():
+        if id(node) in found or options.kernels and node.name not in options.kernels:
+            continue
+        result.kernel_names.append(node.name)
+        result.issues.append(ir.FrontendIssue(
+            "NKI902", f"kernel {node.name} is defined inside {factory}(), which this module never calls: its "
+            f"closure values come from that call, so it was not analysed (call {factory}(...) at module level, "
+            "or define the kernel at module level with those values as parameters)",
+            ir.Span(mod.path, node.lineno, node.col_offset + 1, node.lineno, node.col_offset + 5 + len(node.name)),
+            node.name))
     for kv in kernels:
         if options.kernels and kv.func.name not in options.kernels:
             continue
@@ -116,6 +128,22 @@ def _kernels_of(interp: Interpreter, mod: V.ModuleVal) -> list:
 
 
 JIT_WRAPPERS = frozenset({"jit", "baremetal", "benchmark", "profile", "simulate_kernel", "nki_jit"})
+
+
+def _factory_kernels(tree: ast.Module) -> list:
+    """(def, enclosing function name) of kernels decorated inside a module function (a kernel factory:
+    `def make(rows): @nki.jit def k(x): ... rows ...; return k`)."""
+    out = []
+    for st in tree.body:
+        if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for n in walk(st):
+            if n is not st and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    (_callee(d) if isinstance(d, ast.Call) else
+                     d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", None)) in JIT_WRAPPERS
+                    for d in n.decorator_list):
+                out.append((n, st.name))
+    return out
 
 
 def _jit_wrapped(tree: ast.Module) -> list:
