@@ -20,12 +20,13 @@ from .cache import Cache
 from .options import Options
 from .report import FileResult
 
-BATCH = 16  # files per worker task at most
-# A worker costs a process start (a fork of a server that has imported the verifier and z3) and a file
-# takes milliseconds: a run with fewer misses than this per worker uses fewer workers, or none.
-MIN_FILES_PER_WORKER = 16
-
-
+# Every file of a run of several is analysed in a process of its own (a fork of a server that has imported the
+# verifier and z3; a few milliseconds each): z3's search near its resource limit depends on process-wide state
+# that outlives a file's context, even after Z3_reset_memory.  Measured on nki-library: fg_allgather needed
+# 57 solver queries and had no finding alone, 77 queries and 4 warnings after attention_bwd in the same
+# process, so a file's findings depended on which files the same worker had analysed before it (and a run
+# on a busy machine, whose tasks land on workers in another order, gave other findings).  One file alone is
+# analysed in the CLI's own process, which has analysed nothing before it.
 @dataclass(frozen=True)
 class Job:
     path: str  # absolute
@@ -41,11 +42,10 @@ def analyse(job: Job) -> tuple[FileResult, list]:
     return result, list(res.read_paths)
 
 
-def analyse_batch(jobs: list) -> list:
-    """Several files in one worker task: a file takes milliseconds, so one task each would cost more in
-    messages between processes than in analysis."""
+def analyse_in_worker(job: Job) -> tuple[FileResult, list]:
+    """One file in a fresh worker process."""
     tune_gc()  # a worker process: the CLI's collector settings
-    return [analyse(job) for job in jobs]
+    return analyse(job)
 
 
 def default_jobs() -> int:
@@ -55,8 +55,7 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def run_jobs(jobs: list, workers: int, cache: Cache | None, progress: bool,
-             min_per_worker: int = MIN_FILES_PER_WORKER) -> list:
+def run_jobs(jobs: list, workers: int, cache: Cache | None, progress: bool) -> list:
     """FileResults in the order of `jobs`."""
     results: list = [None] * len(jobs)
     keys: list = [None] * len(jobs)
@@ -78,29 +77,30 @@ def run_jobs(jobs: list, workers: int, cache: Cache | None, progress: bool,
         bar.update(1)
 
     try:
-        _execute([jobs[i] for i in todo], todo, min(workers, -(-len(todo) // min_per_worker)), done)
+        _execute([jobs[i] for i in todo], todo, min(workers, len(todo)), done)
     finally:
         bar.close()
     return results
 
 
 def _execute(jobs: list, indices: list, workers: int, done: Callable) -> None:
-    if workers <= 1:
-        for i, job in zip(indices, jobs):
-            done(i, *analyse(job))
+    if len(jobs) == 1:
+        done(indices[0], *analyse(jobs[0]))
         return
-    size = max(1, min(BATCH, len(jobs) // (workers * 4)))  # small enough to balance the workers' load
-    batches = [(indices[k:k + size], jobs[k:k + size]) for k in range(0, len(jobs), size)]
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-        futures = {pool.submit(analyse_batch, batch): idx for idx, batch in batches}
+    # the largest files first (a directory's few heavy kernels then do not leave a worker idle at the end)
+    order = sorted(range(len(jobs)), key=lambda k: -len(jobs[k].text))
+    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=_context(), max_tasks_per_child=1) as pool:
+        futures = {pool.submit(analyse_in_worker, jobs[k]): indices[k] for k in order}
         for fut in as_completed(futures):
-            for i, (result, read_paths) in zip(futures[fut], fut.result()):
-                done(i, result, read_paths)
+            done(futures[fut], *fut.result())
 
 
 def _context() -> multiprocessing.context.BaseContext:
     """forkserver where there is one: workers fork from a clean server that has already imported the verifier
     (fast start, and no fork of a process that has threads); spawn elsewhere."""
+    # one hash seed for every worker: set iteration orders, and with them the order of z3's terms, are the same
+    # in every run
+    os.environ.setdefault("PYTHONHASHSEED", "0")
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["nki_verify.api", "z3"])
