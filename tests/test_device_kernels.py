@@ -38,6 +38,8 @@ CASES = {
         "prefix_rows": ([r(8, 128, 512)],), "prefix_rows_sequential": ([r(8, 128, 512)],)},
     "b1_broadcast.py": {"centre_rows": ([r(128, 8, 64)],), "centre_rows_without_keepdims": ([r(128, 8, 64)],),
                         "centre_rows_of_a_constant_tile": ([r(128, 8, 64)],)},
+    "b1_dtype_branches.py": {"stage_as_float32": ([r(128, 512)],),
+                             "stage_as_float32_into_a_narrower_view": ([r(128, 512)],)},
     "b1_host_arrays.py": {"first_block": ([r(128, 256)],), "doubled": ([r(128, 512)],)},
     "b1_masks.py": {"copy_masked": ([r(300, 64)],), "copy_unmasked": ([r(300, 64)],),
                     "transpose_mgrid": ([r(128, 100)],), "copy_masked_by_its_own_grid": ([r(300, 64)],),
@@ -127,7 +129,8 @@ CASES = {
     "discovery_host_forms.py": {"Ops.copy_rows": ([r(128, 32)], None, "copy_rows"),
                                 "scale_kernel": ([r(64, 256), r(64, 256)],),
                                 "shift_kernel": ([r(64, 256), r(64, 256)],),
-                                "other_kernel": ([r(128, 4), r(128, 4)],), "good_copy": ([r(128, 512), r(128, 512)],)},
+                                "other_kernel": ([r(128, 4), r(128, 4)],), "good_copy": ([r(128, 512), r(128, 512)],),
+                                "add_heads": ([r(1, 256, 64), r(1, 256, 64, 1)],)},
     "not_understood.py": {"dynamic_size": ([r(128, 512)],)},
     "pkg_two_modules/kernel.py": {"double": ([r(256, 512)],), "double_shifted": ([r(256, 512)],)},
 }

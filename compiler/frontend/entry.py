@@ -528,12 +528,19 @@ def _convert_arg(interp: Interpreter, kb: KernelBuilder, name: str, v: Any, hint
             more = range(len(v.shape), hints[name])
             v.shape = tuple(v.shape) + tuple(interp.fresh_int(f"{v.label or name}.shape[{i}]", "shape", 1)
                                              for i in more)
+        if v in interp._unread_host_arrays and name in interp._exact_params and hints.get(name, 0) != len(v.shape):
+            v.shape = None  # a rank this function guessed, for an array the launcher never measured: corrected
         if v.shape is None:
             v.shape = tuple(interp.fresh_int(f"{name}.shape[{i}]", "shape", 1) for i in range(hints.get(name, 2)))
+            interp._unread_host_arrays.add(v)
         shape = tuple(v.shape)
         for d in shape:
             _register_host_syms(kb, d)
         tv = interp.new_tensor(name, _param_buffer(kb), shape, v.dtype, None, "param")
+        if (v in interp._guessed_host_arrays or v in interp._unread_host_arrays) and name not in interp._exact_params:
+            # a guessed rank, like a standalone input's: a use with another (`tuple(value.shape) == (1, h, s, d)`)
+            # corrects it and the launch is analysed again
+            interp._guessed_ranks[tv.tensor.id] = name
         return tv
     if isinstance(v, (E.Expr, E.BExpr)):
         _register_host_syms(kb, v)

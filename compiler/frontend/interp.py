@@ -114,6 +114,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._iota_axis: dict = {}
         self._host_exact_ranks: set = set()  # host parameters whose rank the host code states exactly
         self._guessed_host_arrays: set = set()  # host arrays whose rank is only a guess (see host_shape)
+        self._unread_host_arrays: set = set()  # launched arrays whose shape no host code read: a guessed rank
         self._rank_overrides: dict = {}  # param -> rank learnt from a RankRetry
         self._rank_at_least: set = set()  # params of those whose rank is only known from below
         self._guessed_ranks: dict = {}  # tensor id -> param whose rank was guessed

@@ -498,6 +498,21 @@ class TensorMixin:
 
     def _assign_into(self, target: V.TensorVal, value: Any, node: ast.AST | None, mode: str,
                      accumulate: str | None) -> None:
+        if isinstance(value, V.Phi):
+            # `if t.dtype != x.dtype: x = nl.copy(x, dtype=...)` with dtypes not known: one assignment per side,
+            # each under its condition
+            d = self.decide(value.cond)
+            if d is not None:
+                self._assign_into(target, value.a if d else value.b, node, mode, accumulate)
+                return
+            f = self.frame
+            for cond, side in ((value.cond, value.a), (E.bnot(value.cond), value.b)):
+                f.pc.append(cond)
+                try:
+                    self._assign_into(target, side, node, mode, accumulate)
+                finally:
+                    f.pc.pop()
+            return
         operands = [self.operand_ir("dst", target, mode, node)]
         attrs: list = []
         if accumulate:
