@@ -191,6 +191,12 @@ def _same_tiles(a: Any, b: Any, depth: int = 0) -> bool:
     nested): what a loop that rebinds its accumulators each iteration carries."""
     if isinstance(a, V.TensorVal) and isinstance(b, V.TensorVal):
         return tuple(a.shape) == tuple(b.shape)
+    if isinstance(a, V.IndexGrid) and isinstance(b, V.IndexGrid):
+        # `i_p = nl.arange(128)[:, None]` rebuilt each iteration: the same grid over fresh index variables
+        if tuple(E.lift(d) for d in a.shape) != tuple(E.lift(d) for d in b.shape) or len(a.iotas) != len(b.iotas) \
+                or any(E.lift(x.size) != E.lift(y.size) for x, y in zip(a.iotas, b.iotas)):
+            return False
+        return E.substitute(b.expr, {y.var: x.var for x, y in zip(a.iotas, b.iotas)}) == a.expr
     if depth > 4:
         return False
     if isinstance(a, V.PyList) and isinstance(b, V.PyList):

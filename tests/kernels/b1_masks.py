@@ -75,3 +75,42 @@ def copy_masked_by_its_own_grid_one_row_too_many(in_tensor):
         tile = nl.load(in_tensor[rows, cols], mask=inside)  # expect: NKI101 warning
         nl.store(out_tensor[rows, cols], value=tile, mask=inside)  # expect: NKI101 warning
     return out_tensor
+
+
+@nki.jit
+def grids_rebuilt_in_each_loop(src):
+    # The second loop indexes with the grids the first loop built, then builds them again itself (as vLLM's
+    # paged attention does): the same grids over fresh index variables, not state carried from iteration to
+    # iteration (was: NKI902, the loop's Python state not followed)
+    n_tiles = src.shape[0] // 128
+    assert src.shape[1] == 512
+    out = nl.ndarray((src.shape[0], 512), dtype=src.dtype, buffer=nl.shared_hbm)
+    for t in nl.affine_range(n_tiles):
+        i_p = nl.arange(128)[:, None]
+        i_f = nl.arange(512)[None, :]
+        tile = nl.load(src[t * 128 + i_p, i_f])
+        nl.store(out[t * 128 + i_p, i_f], value=tile)
+    for t in nl.affine_range(n_tiles):
+        tile = nl.load(src[t * 128 + i_p, i_f])
+        nl.store(out[t * 128 + i_p, i_f], value=nl.add(tile, tile))
+        i_p = nl.arange(128)[:, None]
+        i_f = nl.arange(512)[None, :]
+    return out
+
+
+@nki.jit
+def grids_rebuilt_in_each_loop_one_column_over(src):
+    n_tiles = src.shape[0] // 128
+    assert src.shape[1] == 512
+    out = nl.ndarray((src.shape[0], 512), dtype=src.dtype, buffer=nl.shared_hbm)
+    for t in nl.affine_range(n_tiles):
+        i_p = nl.arange(128)[:, None]
+        i_f = nl.arange(512)[None, :]
+        tile = nl.load(src[t * 128 + i_p, i_f])
+        nl.store(out[t * 128 + i_p, i_f], value=tile)
+    for t in nl.affine_range(n_tiles):
+        tile = nl.load(src[t * 128 + i_p, i_f + 1])  # expect: NKI101 warning
+        nl.store(out[t * 128 + i_p, i_f], value=nl.add(tile, tile))
+        i_p = nl.arange(128)[:, None]
+        i_f = nl.arange(512)[None, :]
+    return out
