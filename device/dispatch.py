@@ -347,6 +347,8 @@ def result_shape(call: Call, rule: tuple) -> tuple:
         return t.shape
     if kind == "broadcast":
         shapes = [call.tensor(r).shape for r in rule[1:] if call.tensor(r) is not None]
+        rank = max((len(s) for s in shapes), default=0)
+        shapes = [tuple(s) + (1,) * (rank - 1) if len(s) == 1 and rank > 1 else s for s in shapes]
         if not shapes:
             raise TypeError(f"{display(call.decl.qualname)}: an element-wise operation needs a tensor operand")
         if len({len(s) for s in shapes}) > 1 and not _broadcastable(shapes):
@@ -409,8 +411,8 @@ def _reduced_shape(call: Call, t: View, rule: tuple) -> tuple:
     rank = len(t.shape)
     norm = {int(a) % rank for a in axes}
     out = [1 if i in norm else d for i, d in enumerate(t.shape) if keep or i not in norm]
-    if len(out) < 2 and t.storage.buffer in ON_CHIP:
-        out = out + [1] * (2 - len(out))
+    if not out and t.storage.buffer in ON_CHIP:
+        out = [1]
     return tuple(out)
 
 

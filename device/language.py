@@ -36,6 +36,9 @@ def _f(call: Call, role: str) -> Any:
 def _binary(call: Call) -> None:
     op = O.ALL[call.decl.name]
     x, y = _f(call, "x"), _f(call, "y")
+    rank = max(np.ndim(x), np.ndim(y))
+    if rank > 1:  # a tile of partitions only ((P,): a reduction without keepdims) lines up with the partitions
+        x, y = (np.reshape(v, np.shape(v) + (1,) * (rank - 1)) if np.ndim(v) == 1 else v for v in (x, y))
     call.write("dst", np.broadcast_to(O.apply_binary(op, x, y), call.tensor("dst").shape))
 
 

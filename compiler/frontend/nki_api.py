@@ -688,6 +688,9 @@ class NkiMixin:
             shapes = [tuple(t.shape) for r in rule[1:] for t in [self._role_tensor(bound, r)] if t is not None]
             if not shapes:
                 raise V.NotUnderstood("an element-wise operation without a tensor operand", node)
+            # a tile of partitions only ((P,): a reduction without keepdims) lines up with the others' partitions
+            rank = max(len(sh) for sh in shapes)
+            shapes = [tuple(sh) + (1,) * (rank - 1) if len(sh) == 1 and rank > 1 else sh for sh in shapes]
             try:
                 return self.broadcast_shapes(shapes, node)
             except V.NotUnderstood:
@@ -723,8 +726,8 @@ class NkiMixin:
                         out.append(1)
                 else:
                     out.append(d)
-            if len(out) < 2 and t.buffer in ir.ON_CHIP:
-                out = out + [1] * (2 - len(out))
+            if not out and t.buffer in ir.ON_CHIP:
+                out = [1]
             return tuple(out)
         if kind == "transpose":
             t = self._role_tensor(bound, rule[1])

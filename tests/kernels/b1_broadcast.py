@@ -33,3 +33,27 @@ def centre_rows_of_a_constant_tile(x):
     out = nl.ndarray((128, 8, 64), dtype=x.dtype, buffer=nl.shared_hbm)
     nl.store(out, value=nl.subtract(t, mu))  # expect: NKI501 error
     return out
+
+
+@nki.jit
+def scale_rows_by_their_norm(x):
+    # a reduction without keepdims is a tile of partitions only, (128,): `[:, None]` makes it a column, and
+    # on its own it lines up with the partitions of a (128, 512) tile (was: (128, 1) padded, so `[:, None]`
+    # gave (128, 1, 1) and the product (128, 128, 512): a false error on a correct kernel)
+    assert x.shape == (128, 512)
+    t = nl.load(x)
+    norm = nl.sum(nl.square(t), axis=1)[:, None]
+    peak = nl.max(t, axis=1)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.subtract(nl.multiply(t, nl.rsqrt(norm)), peak))
+    return out
+
+
+@nki.jit
+def scale_rows_by_their_norm_into_a_half(x):
+    assert x.shape == (128, 512)
+    t = nl.load(x)
+    norm = nl.sum(nl.square(t), axis=1)[:, None]
+    out = nl.ndarray((128, 256), dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.multiply(t, nl.rsqrt(norm)))  # expect: NKI501 error
+    return out
