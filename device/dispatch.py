@@ -374,7 +374,8 @@ def result_shape(call: Call, rule: tuple) -> tuple:
         return (1,) + tuple(t.shape[1:])
     if kind == "grid":
         g = call.get(rule[1])
-        return g.shape if isinstance(g, IndexGrid) else tuple(np.shape(g))
+        # a scalar expression (a program id) is a one-element tile of one partition
+        return g.shape if isinstance(g, IndexGrid) else (tuple(np.shape(g)) or (1,))
     if kind == "square":
         n = int(call.get(rule[1]))
         return (n, n)

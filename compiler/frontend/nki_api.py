@@ -774,6 +774,8 @@ class NkiMixin:
             g = bound.get(rule[1])
             if isinstance(g, V.IndexGrid):
                 return g.shape
+            if V.is_int(g):
+                return (1,)  # a scalar expression (a program id): a one-element tile of one partition
             raise V.NotUnderstood("iota of something other than an index expression", node)
         if kind == "square":
             n = self.as_int(bound.get(rule[1]))

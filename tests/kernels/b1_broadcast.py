@@ -1,5 +1,6 @@
 """Element-wise operands of different ranks broadcast as numpy does: trailing axes aligned."""
 import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl
 
 
@@ -56,4 +57,16 @@ def scale_rows_by_their_norm_into_a_half(x):
     norm = nl.sum(nl.square(t), axis=1)[:, None]
     out = nl.ndarray((128, 256), dtype=x.dtype, buffer=nl.shared_hbm)
     nl.store(out, value=nl.multiply(t, nl.rsqrt(norm)))  # expect: NKI501 error
+    return out
+
+
+@nki.jit
+def program_id_as_a_tile(x):
+    # nisa.iota of a scalar expression (the program id) is a one-element tile (was: NKI902), reshaped and
+    # broadcast as a (1, 1) tile
+    assert x.shape == (2, 128) and nl.num_programs(0) <= 2
+    pid = nl.program_id(0)
+    head = nisa.iota(pid, dtype=nl.int32).reshape((1, 1))
+    out = nl.ndarray((2, 128), dtype=nl.int32, buffer=nl.shared_hbm)
+    nl.store(out[pid:pid + 1, 0:128], value=head.broadcast_to((1, 128)))
     return out
