@@ -87,6 +87,17 @@ def _import(path: str) -> Any:
 
 
 def find_kernel(module: Any, name: str | None) -> Any:
+    if name is not None and name.endswith(")") and "(" in name:
+        # `make_copier(96)`: a kernel a factory builds, called with literal arguments (the device runs code)
+        import ast as _ast
+
+        fn_name, _, rest = name.partition("(")
+        args = _ast.literal_eval(f"({rest[:-1]},)") if rest[:-1].strip() else ()
+        built = find_kernel(module, fn_name)(*args)
+        for v in built if isinstance(built, tuple) else (built,):
+            if isinstance(v, Kernel):
+                return v
+        raise LookupError(f"{module.__file__}: {name} does not return a kernel")
     if name is not None:
         obj = module
         for part in name.split("."):  # `Ops.copy_rows`: a kernel defined in a class

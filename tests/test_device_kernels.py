@@ -135,7 +135,8 @@ CASES = {
                                 "scale_kernel": ([r(64, 256), r(64, 256)],),
                                 "shift_kernel": ([r(64, 256), r(64, 256)],),
                                 "other_kernel": ([r(128, 4), r(128, 4)],), "good_copy": ([r(128, 512), r(128, 512)],),
-                                "add_heads": ([r(1, 256, 64), r(1, 256, 64, 1)],)},
+                                "add_heads": ([r(1, 256, 64), r(1, 256, 64, 1)],),
+                                "make_pair_copier(96)": ([r(192, 64)], None, "copy_row_pairs_of")},
     "not_understood.py": {"dynamic_size": ([r(128, 512)],)},
     "pkg_two_modules/kernel.py": {"double": ([r(256, 512)],), "double_shifted": ([r(256, 512)],)},
 }

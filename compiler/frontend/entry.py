@@ -42,6 +42,7 @@ class LaunchContext:
     kwargs: dict
     grid: tuple | None
     span: ir.Span | None = None
+    closure_syms: tuple = ()  # symbols of a factory's parameters the kernel's closure holds (inputs too)
 
 
 def analyze(source: str, path: str, options: Options, oracle: Any = None,
@@ -72,8 +73,14 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
     called = _called_from_kernels(kernels)
     pm = index.parse(index.entry_path)
     found = {id(kv.func.node) for kv in kernels} | {id(k.func.node) for k, *_ in interp.launches}
+    built: list = []
     for node, factory in _factory_kernels(pm.tree) if pm is not None and pm.tree is not None else ():
         if id(node) in found or options.kernels and node.name not in options.kernels:
+            continue
+        made = _from_factory(interp, mod, factory, node)
+        if made is not None:
+            built.append(made)
+            found.add(id(node))
             continue
         result.kernel_names.append(node.name)
         result.issues.append(ir.FrontendIssue(
@@ -82,6 +89,11 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
             "or define the kernel at module level with those values as parameters)",
             ir.Span(mod.path, node.lineno, node.col_offset + 1, node.lineno, node.col_offset + 5 + len(node.name)),
             node.name))
+    for kv, ctx in built:
+        result.kernel_names.append(kv.func.name)
+        for kernel, issues in run_with_retries(interp, kv, ctx):
+            result.kernels.append(kernel)
+            result.issues.extend(issues)
     for kv in kernels:
         if options.kernels and kv.func.name not in options.kernels:
             continue
@@ -128,6 +140,61 @@ def _kernels_of(interp: Interpreter, mod: V.ModuleVal) -> list:
 
 
 JIT_WRAPPERS = frozenset({"jit", "baremetal", "benchmark", "profile", "simulate_kernel", "nki_jit"})
+
+
+def _from_factory(interp: Interpreter, mod: V.ModuleVal, factory: str, node: ast.AST) -> tuple | None:
+    """(kernel, context) for a kernel a module function builds and returns (`def make(rows): @nki.jit def
+    k(x): ... rows ...; return k`), the factory called with a symbol for each parameter without a default:
+    the kernel is analysed for every value of them, like its own inputs.  None when the factory does not
+    return the kernel that way."""
+    fv = mod.namespace.get(factory)
+    if not isinstance(fv, V.FunctionVal) or fv.module is not mod:
+        return None
+    a = fv.node.args
+    required = (a.posonlyargs + a.args)[:len(a.posonlyargs + a.args) - len(fv.defaults)]
+    syms = [interp.fresh_int(p.arg, "scalar") for p in required]
+    frame = Frame(None, mod, (), "")
+    frame.kind = "module"
+    frame.locals = mod.namespace
+    saved = interp.frames
+    interp.frames = [frame]
+    interp.steps = 0
+    try:
+        out = interp.invoke(fv, list(syms), {}, fv.node)
+    except Exception:  # noqa: BLE001 - host code is explored on a best-effort basis
+        return None
+    finally:
+        interp.frames = saved
+    out = _kernel_in(out, node, 0)
+    if out is None:
+        return None
+    shown = ", ".join(p.arg for p in required)
+    return out, LaunchContext(f"built by {factory}({shown}), symbolic shapes", [], {}, None,
+                              closure_syms=tuple(syms))
+
+
+def _kernel_in(v: Any, node: ast.AST, depth: int) -> V.KernelVal | None:
+    """The kernel of `node` in what a factory returned: itself, an item of a returned tuple, or held by a
+    returned launcher's closure (`def run(q): return _kernel[h](q)`; `return run, pad`)."""
+    if isinstance(v, V.KernelVal):
+        return v if v.func.node is node else None
+    if depth > 3:
+        return None
+    if isinstance(v, tuple):
+        items = list(v)
+    elif isinstance(v, V.PyList) and v.tail is None:
+        items = list(v.items)
+    elif isinstance(v, V.FunctionVal):
+        # its closure: the enclosing frames' locals, innermost first
+        items = [c.value if isinstance(c, V.Cell) else c for scope in v.closure if isinstance(scope, dict)
+                 for c in scope.values()]
+    else:
+        return None
+    for x in items:
+        found = _kernel_in(x, node, depth + 1)
+        if found is not None:
+            return found
+    return None
 
 
 def _factory_kernels(tree: ast.Module) -> list:
@@ -376,6 +443,8 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     opts.target = target
     kb = KernelBuilder(fn.name, fn.module.path, dialect, target, interp.uids)
     kb.target_origin = origin
+    for s in ctx.closure_syms:
+        _register_host_syms(kb, s)
     interp.kb = kb
     interp.frames = []
     interp.loop_tracks = []
