@@ -10,23 +10,25 @@ import multiprocessing
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Callable
 
+from .analysis.solver import solver_used
 from .api import analyze_source
 from .process import tune_gc
 from .cache import Cache
 from .options import Options
 from .report import FileResult
 
-# Every file of a run of several is analysed in a process of its own (a fork of a server that has imported the
-# verifier and z3; a few milliseconds each): z3's search near its resource limit depends on process-wide state
-# that outlives a file's context, even after Z3_reset_memory.  Measured on nki-library: fg_allgather needed
-# 57 solver queries and had no finding alone, 77 queries and 4 warnings after attention_bwd in the same
-# process, so a file's findings depended on which files the same worker had analysed before it (and a run
-# on a busy machine, whose tasks land on workers in another order, gave other findings).  One file alone is
-# analysed in the CLI's own process, which has analysed nothing before it.
+# A file of a run of several is analysed in a process where z3 has not run before (a fork of a server that has
+# imported the verifier and z3): z3's search near its resource limit depends on process-wide state that
+# outlives a file's context, even after Z3_reset_memory.  Measured on nki-library: fg_allgather needed 57
+# solver queries and had no finding alone, 77 queries and 4 warnings after attention_bwd in the same process,
+# so a file's findings depended on what the same worker had analysed before it.  A worker therefore takes
+# files in order until one of them runs the solver, and hands the rest back; files that never reach z3 (most
+# of a project's) share a process.  One file alone is analysed in the CLI's own process.
+TASK_FILES = 16  # files offered to a worker at a time
 @dataclass(frozen=True)
 class Job:
     path: str  # absolute
@@ -42,10 +44,15 @@ def analyse(job: Job) -> tuple[FileResult, list]:
     return result, list(res.read_paths)
 
 
-def analyse_in_worker(job: Job) -> tuple[FileResult, list]:
-    """One file in a fresh worker process."""
+def analyse_until_solver(jobs: list) -> list:
+    """Files in order, in a fresh worker process, until one of them has run the solver: their results."""
     tune_gc()  # a worker process: the CLI's collector settings
-    return analyse(job)
+    out = []
+    for job in jobs:
+        out.append(analyse(job))
+        if solver_used():
+            break
+    return out
 
 
 def default_jobs() -> int:
@@ -88,11 +95,20 @@ def _execute(jobs: list, indices: list, workers: int, done: Callable) -> None:
         done(indices[0], *analyse(jobs[0]))
         return
     # the largest files first (a directory's few heavy kernels then do not leave a worker idle at the end)
-    order = sorted(range(len(jobs)), key=lambda k: -len(jobs[k].text))
+    pending = sorted(range(len(jobs)), key=lambda k: -len(jobs[k].text))
     with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=_context(), max_tasks_per_child=1) as pool:
-        futures = {pool.submit(analyse_in_worker, jobs[k]): indices[k] for k in order}
-        for fut in as_completed(futures):
-            done(futures[fut], *fut.result())
+        running: dict = {}
+        while pending or running:
+            while pending and len(running) < max(1, workers):
+                offered, pending = pending[:TASK_FILES], pending[TASK_FILES:]
+                running[pool.submit(analyse_until_solver, [jobs[k] for k in offered])] = offered
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                offered = running.pop(fut)
+                results = fut.result()
+                for k, (result, read_paths) in zip(offered, results):
+                    done(indices[k], result, read_paths)
+                pending = offered[len(results):] + pending  # not reached: next, in a fresh worker
 
 
 def _context() -> multiprocessing.context.BaseContext:

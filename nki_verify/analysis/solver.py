@@ -51,6 +51,12 @@ def _z3() -> Any:
 
 
 _live_contexts = [0, False]  # z3 contexts alive in this process (any code's), whether they are being counted
+_solver_used = [False]  # whether an analysis in this process has made a z3 context (see runner)
+
+
+def solver_used() -> bool:
+    """Has this process run z3 for an analysis?  (z3 keeps process state that later verdicts depend on.)"""
+    return _solver_used[0]
 
 
 def _context_freed() -> None:
@@ -96,6 +102,7 @@ class Z3Context:
     def get(self) -> Any:
         if self._ctx is None:
             self._ctx = _z3().Context()
+            _solver_used[0] = True
         return self._ctx
 
     def close(self) -> None:
