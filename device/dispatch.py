@@ -346,9 +346,7 @@ def result_shape(call: Call, rule: tuple) -> tuple:
             raise TypeError(f"{display(call.decl.qualname)}: {rule[1]} must be a tensor")
         return t.shape
     if kind == "broadcast":
-        shapes = [call.tensor(r).shape for r in rule[1:] if call.tensor(r) is not None]
-        rank = max((len(s) for s in shapes), default=0)
-        shapes = [tuple(s) + (1,) * (rank - 1) if len(s) == 1 and rank > 1 else s for s in shapes]
+        shapes = spec.partitions_aligned([call.tensor(r).shape for r in rule[1:] if call.tensor(r) is not None])
         if not shapes:
             raise TypeError(f"{display(call.decl.qualname)}: an element-wise operation needs a tensor operand")
         if len({len(s) for s in shapes}) > 1 and not _broadcastable(shapes):

@@ -153,19 +153,7 @@ def _from_factory(interp: Interpreter, mod: V.ModuleVal, factory: str, node: ast
     a = fv.node.args
     required = (a.posonlyargs + a.args)[:len(a.posonlyargs + a.args) - len(fv.defaults)]
     syms = [interp.fresh_int(p.arg, "scalar") for p in required]
-    frame = Frame(None, mod, (), "")
-    frame.kind = "module"
-    frame.locals = mod.namespace
-    saved = interp.frames
-    interp.frames = [frame]
-    interp.steps = 0
-    try:
-        out = interp.invoke(fv, list(syms), {}, fv.node)
-    except Exception:  # noqa: BLE001 - host code is explored on a best-effort basis
-        return None
-    finally:
-        interp.frames = saved
-    out = _kernel_in(out, node, 0)
+    out = _kernel_in(_call_host(interp, mod, fv, syms), node, 0)
     if out is None:
         return None
     shown = ", ".join(p.arg for p in required)
@@ -297,20 +285,28 @@ def _explore_launchers(interp: Interpreter, mod: V.ModuleVal, kernels: list) -> 
         interp._host_exact_ranks = set(_exact_rank_params(v.node, [p.arg for p in a.args]))
         for p in a.args[:n_required]:
             args.append(V.HostArray(None, None, p.arg))
-        frame = Frame(None, mod, (), "")
-        frame.kind = "module"
-        frame.locals = mod.namespace
-        saved = interp.frames
-        interp.frames = [frame]
-        interp.steps = 0
         try:
-            interp.invoke(v, args, {}, v.node)
-        except Exception:  # noqa: BLE001 - host code is explored on a best-effort basis
-            pass
+            _call_host(interp, mod, v, args)
         finally:
-            interp.frames = saved
             interp._host_rank_hints = {}
             interp._host_exact_ranks = set()
+
+
+def _call_host(interp: Interpreter, mod: V.ModuleVal, fv: V.FunctionVal, args: list) -> Any:
+    """`fv(*args)` as host code run from the module's top level; V.ABORTED when it fails (host code is explored
+    on a best-effort basis)."""
+    frame = Frame(None, mod, (), "")
+    frame.kind = "module"
+    frame.locals = mod.namespace
+    saved = interp.frames
+    interp.frames = [frame]
+    interp.steps = 0
+    try:
+        return interp.invoke(fv, list(args), {}, fv.node)
+    except Exception:  # noqa: BLE001
+        return V.ABORTED
+    finally:
+        interp.frames = saved
 
 
 def _contexts(interp: Interpreter, kv: V.KernelVal) -> list:

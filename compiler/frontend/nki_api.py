@@ -20,6 +20,7 @@ from ..spec.schema import MISSING as SPEC_MISSING
 from ..spec.targets import get_target, tile_size
 from . import values as V
 from .builtins import make_range
+from .tensors import shapes_text
 
 BUFFERS = {"sbuf": ir.SBUF, "psum": ir.PSUM, "hbm": ir.HBM, "shared_hbm": ir.SHARED_HBM,
            "private_hbm": ir.PRIVATE_HBM}
@@ -688,18 +689,16 @@ class NkiMixin:
             shapes = [tuple(t.shape) for r in rule[1:] for t in [self._role_tensor(bound, r)] if t is not None]
             if not shapes:
                 raise V.NotUnderstood("an element-wise operation without a tensor operand", node)
-            # a tile of partitions only ((P,): a reduction without keepdims) lines up with the others' partitions
-            rank = max(len(sh) for sh in shapes)
-            shapes = [tuple(sh) + (1,) * (rank - 1) if len(sh) == 1 and rank > 1 else sh for sh in shapes]
+            shapes = spec.partitions_aligned(shapes)
             try:
                 return self.broadcast_shapes(shapes, node)
             except V.NotUnderstood:
                 if len({len(sh) for sh in shapes}) != 1 and self.kb is not None:
                     # ranks that differ too ((4, 128, 768) and (4, 128): numpy aligns the last axes): no rule of
                     # the instruction compares them, so the mismatch is reported here
-                    shown = " and ".join("(" + ", ".join(E.short(E.lift(d)) for d in sh) + ")" for sh in shapes)
-                    self.kb.add_check(self.make_check("NKI501", E.FALSE, f"operands of shapes {shown} do not "
-                                                      "broadcast (numpy rules: trailing axes are aligned)", node))
+                    self.kb.add_check(self.make_check("NKI501", E.FALSE, f"operands of shapes {shapes_text(shapes)} "
+                                                      "do not broadcast (numpy rules: trailing axes are aligned)",
+                                                      node))
                     return max(shapes, key=len)
                 # known sizes that differ ((128, 512) and (2, 512)): the instruction's rule reports it, and the
                 # result is taken to have the first operand's shape so that the analysis goes on

@@ -45,6 +45,11 @@ def row_major(shape: tuple) -> tuple:
     return tuple(reversed(strides))
 
 
+
+def shapes_text(shapes: list) -> str:
+    """`(128, n) and (128,)`: operand shapes as a message shows them."""
+    return " and ".join("(" + ", ".join(E.short(E.lift(d)) for d in sh) + ")" for sh in shapes)
+
 class TensorMixin:
     # ------------------------------------------------------------------ creation
     def new_tensor(self, name: str, buffer: str, shape: tuple, dtype: str | None, node: ast.AST | None,
@@ -478,11 +483,10 @@ class TensorMixin:
                     # sizes known only symbolically, of operands of different ranks (the instruction's rules
                     # compare operands of one rank): equal, or one of them 1, for the operands to broadcast
                     a, b = E.lift(d0), E.lift(d)
-                    shown = " and ".join("(" + ", ".join(E.short(E.lift(x)) for x in sh) + ")" for sh in shapes)
                     self.kb.add_check(self.make_check(
                         "NKI501", E.bor(E.eq(a, b), E.eq(a, 1), E.eq(b, 1)),
-                        f"operands of shapes {shown} must broadcast (numpy rules: trailing axes aligned): "
-                        f"{E.short(a)} and {E.short(b)} on axis {i - rank}", node))
+                        f"operands of shapes {shapes_text(shapes)} must broadcast (numpy rules: trailing axes "
+                        f"aligned): {E.short(a)} and {E.short(b)} on axis {i - rank}", node))
             out.append(d0)
         return tuple(out)
 

@@ -7,7 +7,7 @@ Look instructions up by qualified name: `lookup("isa.nc_matmul")`,
 from __future__ import annotations
 
 from . import collectives, dtypes, isa, language, targets
-from .schema import MISSING, Binding, Instruction, Operand, Result, Rule, Signature, evaluate
+from .schema import MISSING, Binding, Instruction, Operand, Result, Rule, Signature, evaluate, partitions_aligned
 from .targets import DEFAULT_TARGET, TARGETS, Target, get_target
 
 _TABLE = {ins.qualname: ins for ins in isa.INSTRUCTIONS + language.INSTRUCTIONS + collectives.INSTRUCTIONS}
@@ -38,5 +38,5 @@ def param_role(ins: Instruction, dialect: str, param: str) -> str:
 __all__ = [
     "MISSING", "Binding", "Instruction", "Operand", "Result", "Rule", "Signature", "Target", "TARGETS",
     "DEFAULT_TARGET", "dtypes", "evaluate", "find", "get_target", "lookup", "param_role", "all_instructions",
-    "targets",
+    "targets", "partitions_aligned",
 ]

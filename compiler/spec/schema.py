@@ -561,6 +561,13 @@ class Signature(Record):
         return MISSING
 
 
+def partitions_aligned(shapes: Sequence[tuple]) -> list:
+    """The operand shapes of an element-wise form as they broadcast: a tile of partitions only ((P,): a
+    reduction without keepdims) lines up with the others' partitions, as (P, 1, ...); then numpy's rules."""
+    rank = max((len(s) for s in shapes), default=0)
+    return [tuple(s) + (1,) * (rank - 1) if len(s) == 1 and rank > 1 else s for s in shapes]
+
+
 class Result(Record):
     """How a value-returning form (Beta 1, nki.language) shapes its new tile.
 

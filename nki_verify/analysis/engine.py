@@ -503,13 +503,10 @@ class KernelAnalysis:
         for name, e in ob.quantities:
             if not isinstance(e, E.Expr) or isinstance(e, E.Const):
                 continue
-            syms = E.free_syms(e)
-            if not syms <= model.keys():
-                continue  # (a violation whatever the values: the solver's model need not name them)
-            try:
-                parts.append(f"{name} = {E.evaluate(e, {s: model[s] for s in syms})}")
-            except Exception:  # noqa: BLE001 - a quantity we cannot evaluate is just not shown
-                continue
+            # (not named by the model: a violation whatever the values; unevaluable: just not shown)
+            value = _in_model(e, model)
+            if value is not None:
+                parts.append(f"{name} = {value}")
         return ", ".join(parts)
 
     def _notes(self, ob: Obligation, syms: set) -> tuple:
@@ -578,15 +575,21 @@ class KernelAnalysis:
         return None
 
 
-def _holds(fact: E.BExpr, model: dict) -> bool:
-    """`fact` is true in the solver's model (False when the model does not settle it)."""
-    syms = E.free_syms(fact)
+def _in_model(e: E.Expr | E.BExpr, model: dict) -> int | bool | None:
+    """The value of `e` in the solver's model, or None when the model does not name all its symbols or it
+    cannot be evaluated."""
+    syms = E.free_syms(e)
     if not syms <= model.keys():
-        return False
+        return None
     try:
-        return E.evaluate(fact, {s: model[s] for s in syms}) is True
-    except Exception:  # noqa: BLE001 - a fact we cannot evaluate is asked again
-        return False
+        return E.evaluate(e, {s: model[s] for s in syms})
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _holds(fact: E.BExpr, model: dict) -> bool:
+    """`fact` is true in the solver's model (False when the model does not settle it: it is asked again)."""
+    return _in_model(fact, model) is True
 
 
 def _is_input(info: dict, s: object) -> bool:
