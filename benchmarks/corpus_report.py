@@ -43,6 +43,7 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--jobs", type=int, default=default_jobs())
+    ap.add_argument("--slowest", type=int, default=5, help="how many of the slowest files to list")
     args = ap.parse_args()
     files = collect_files(args.paths)
     times, codes, severities = [], collections.Counter(), collections.Counter()
@@ -79,7 +80,8 @@ def main() -> int:
         "seconds_total": round(total, 2),
         "seconds_median_file": round(statistics.median(per_file), 3) if per_file else 0,
         "seconds_worst_file": round(per_file[-1], 3) if per_file else 0,
-        "slowest": [(round(t, 2), os.path.relpath(p)) for t, p in sorted(times, reverse=True)[:5]],
+        "seconds_sum_files": round(sum(per_file), 2),
+        "slowest": [(round(t, 2), os.path.relpath(p)) for t, p in sorted(times, reverse=True)[:args.slowest]],
     }
     if args.json:
         print(json.dumps(report, indent=2))
@@ -87,7 +89,7 @@ def main() -> int:
     print(f"{report['files']} files, {report['kernels']} kernels: {report['kernels_by_outcome']}")
     print(f"diagnostics: {report['diagnostics_by_code']}  {report['by_severity']}")
     print(f"time: total {report['seconds_total']}s, median {report['seconds_median_file']}s/file, "
-          f"worst {report['seconds_worst_file']}s")
+          f"worst {report['seconds_worst_file']}s, sum over files {report['seconds_sum_files']}s")
     for t, p in report["slowest"]:
         print(f"  {t:7.2f}s {p}")
     print(f"errors ({len(errors)}):")

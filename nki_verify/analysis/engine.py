@@ -49,6 +49,9 @@ BOUND_QUERY_BUDGET = 40
 # uninitialised-read queries, the slowest kind); past it the remaining ones are not decided, and counted as
 # skipped.  A count, not seconds: the verdicts stay the same on a slower or busier machine.
 QUIET_QUERY_BUDGET = 80
+# the work allowed to the question asked first of a check on configuration fields (is some configuration always
+# fine?): a short one, since an undecided answer only means the usual questions are asked after it
+PRECHECK_RLIMIT = 30_000
 
 
 def location(span: ir.Span) -> Location:
@@ -376,6 +379,8 @@ class KernelAnalysis:
             execs = [x for x in syms if self._is_exec(x)]
             if self.prover.sometimes_fine(ob.goal, local, execs) is not False:
                 return None
+        elif self._shown_only_as_error(ob, syms) and self._sometimes_fine(ob, local, syms):
+            return None
         rlimit = QUIET_RLIMIT if ob.quiet_unknown else RLIMIT
         extra: list = []
         verdict = self.prover.find_violation(ob.goal, local, rlimit)
@@ -412,6 +417,27 @@ class KernelAnalysis:
                                            f"{verdict.reason})")
             return self._undecided(ob, f"the solver could not decide it ({verdict.reason})")
         return self._violation(ob, local, syms, verdict, extra)
+
+    def _shown_only_as_error(self, ob: Obligation, syms: set) -> bool:
+        """A violation of `ob` would be shown only if no admissible input escapes it: it depends on fields of a
+        configuration object (see `_violation`).  Then whether some input escapes is asked first: when one
+        does, there is nothing to show whatever the violation query would answer, undecided included, and
+        both queries are saved (rotational_topk: 125 violations found for no finding, 8.7 s -> 3.6 s, and
+        its three NKI901 gone).  (Asking first where the finding is shown already as a warning saved nothing
+        on the MoE kernels: most of those copies are proved, and the question replaced a cheaper one.)"""
+        inputs = [s for s in syms if self._is_input(s)]
+        if not inputs or self._undetermined(syms):
+            return False  # (a value the front end could not determine makes the finding NKI901, whatever else)
+        return any(self.info[s].role == "config" for s in inputs)
+
+    def _sometimes_fine(self, ob: Obligation, local: list, syms: set) -> bool:
+        """Some admissible input (the allocation facts on the goal's inputs included) passes `ob` on every
+        execution.  With those facts the inputs are fewer than `_violation` asks about, so a True here is
+        true there."""
+        goal_syms = E.free_syms(ob.goal)
+        lazy = tuple(f for f in self.lazy if E.free_syms(f) & goal_syms)
+        execs = [x for x in syms if self._is_exec(x)]
+        return self.prover.sometimes_fine(ob.goal, local, execs, lazy, PRECHECK_RLIMIT) is True
 
     def _undetermined(self, syms: set) -> list:
         """The values among `syms` the front end could not determine."""
