@@ -225,6 +225,38 @@ class NkiTensor(View):
         strides = self.strides[:start_dim] + (self.strides[end_dim],) + self.strides[end_dim + 1:]
         return self._derive(shape, strides, self.offset)
 
+    def rearrange(self, src_pattern: Any, dst_pattern: Any, fixed_sizes: Any = None) -> "NkiTensor":
+        """einops style: split each source axis into its names, reorder, merge each destination group."""
+        sizes = dict(fixed_sizes or {})
+        src = [[g] if isinstance(g, str) else list(g) for g in src_pattern]
+        dst = [[g] if isinstance(g, str) else list(g) for g in dst_pattern]
+        flat_src = [n for g in src for n in g]
+        flat_dst = [n for g in dst for n in g]
+        if len(src) != len(self.shape) or sorted(flat_src) != sorted(flat_dst):
+            raise ValueError(f"rearrange: {src_pattern} -> {dst_pattern} does not fit shape {self.shape}")
+        if self.storage.on_chip and (len(src[0]) > 1 or flat_dst[0] != flat_src[0] or len(dst[0]) > 1):
+            raise ValueError("rearrange must keep the partition dimension of an on-chip tensor first and whole")
+        for axis, names in enumerate(src):
+            known = math.prod(_int(sizes[n]) for n in names if n in sizes)
+            free = [n for n in names if n not in sizes]
+            if len(names) > 1 and (known * (self.shape[axis] // known if free else 1) != self.shape[axis]):
+                # (the view is left as it was: tracing stops here on the real compiler)
+                context.current().fault("NKI501", f"rearrange: the sizes of ({', '.join(names)}) must multiply "
+                                                  f"to axis {axis}'s {self.shape[axis]}")
+                return self
+        t = self
+        for axis in reversed(range(len(src))):
+            names = src[axis]
+            if len(names) > 1:
+                t = t.reshape_dim(axis, [_int(sizes[n]) if n in sizes else -1 for n in names])
+        t = t.permute(tuple(flat_src.index(n) for n in flat_dst))
+        k = 0
+        for names in dst:
+            if len(names) > 1:
+                t = t.flatten_dims(k, k + len(names) - 1)
+            k += 1
+        return t
+
     def view(self, dtype: Any) -> "NkiTensor":
         return reinterpret(self, DT.dtype_name(dtype))
 

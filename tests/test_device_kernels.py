@@ -104,6 +104,9 @@ CASES = {
         "bias_used_past_its_end": ([r(128, 512), r(128, 512)],),
         "bias_only_when_given": ([r(128, 512)],), "view_of_a_maybe_split_tensor": ([r(128, 1024), 1],),
         "view_of_a_maybe_split_tensor_past_the_end": ([r(128, 1024), 1],)},
+    "b2_rearrange.py": {"heads_first": ([r(128, 512)],), "heads_first_one_too_many": ([r(128, 512)],),
+                        "swap_groups_on_chip": ([r(128, 96)],), "split_that_does_not_divide": ([r(128, 96)],),
+                        "heads_as_rows": ([r(128, 4, 128)],)},
     "b2_symbolic_shards.py": {"column_shards": ([r(300, 1100)], 2), "column_shards_half_offset": ([r(300, 1100)], 2),
                               "row_block_shards": ([r(512, 384)], 2)},
     "b2_matmul.py": {
@@ -217,6 +220,17 @@ def test_seed_tensor_add_kernels_match_numpy() -> None:
     a2, b2 = r(512, 1024, dtype=np.float16), r(512, 1024, dtype=np.float16)
     out = device.run(os.path.join(KERNELS, "b1_spmd_races.py"), a2, b2, kernel="nki_tensor_add_nc2")
     np.testing.assert_array_equal(out, a2 + b2)
+
+
+def test_rearranged_views_match_numpy() -> None:
+    path = os.path.join(KERNELS, "b2_rearrange.py")
+    x = r(128, 512)
+    np.testing.assert_array_equal(device.run(path, x, kernel="heads_first"), x)
+    y = r(128, 96)
+    np.testing.assert_array_equal(device.run(path, y, kernel="swap_groups_on_chip"),
+                                  y.reshape(128, 3, 32).transpose(0, 2, 1).reshape(128, 96))
+    z = r(128, 4, 128)
+    np.testing.assert_array_equal(device.run(path, z, kernel="heads_as_rows"), z.reshape(128, 512))
 
 
 def test_tiled_matmuls_match_numpy() -> None:

@@ -216,8 +216,10 @@ class TensorMixin:
         method = _TENSOR_METHODS.get(name)
         if method is not None:
             return V.BoundMethod(V.Builtin(name, method), tv)
-        if name in ("T",):
-            raise V.NotUnderstood("tensor.T (use nl.transpose / nisa.nc_transpose)", node)
+        if name in ("T", "transpose"):
+            # (torch's; NKI tensors have neither: the NKI API reference lists the methods of NkiTensor)
+            raise V.NotUnderstood(f"tensor.{name}, which NKI tensors do not have (nl.transpose / nisa.nc_transpose "
+                                  f"move data; .permute makes a view)", node)
         self.retry_kind(tv, V.KIND_OBJECT)  # a parameter guessed to be a tensor is an object after all
         raise V.NotUnderstood(f"tensor attribute {name!r}", node)
 
@@ -845,6 +847,10 @@ def t_is_contiguous(it: Any, args: list, kw: dict, node: Any) -> Any:
     return _contiguous_free(tv.view) if tv.buffer in ir.ON_CHIP else _contiguous_all(tv.view)
 
 
+def t_is_indirect(it: Any, args: list, kw: dict, node: Any) -> Any:
+    return bool(args[0].view.dynamic)
+
+
 def t_get_pattern(it: Any, args: list, kw: dict, node: Any) -> Any:
     v = args[0].view
     return V.PyList(it.heap, [V.PyList(it.heap, [s, n]) for s, n in zip(v.strides, v.shape)])
@@ -865,6 +871,77 @@ def t_reshape_dim(it: Any, args: list, kw: dict, node: Any) -> Any:
     shape = list(tv.shape)
     new = shape[:dim] + list(sub) + shape[dim + 1:]
     return t_reshape(it, [tv, tuple(new)], {}, node)
+
+
+def t_rearrange(it: Any, args: list, kw: dict, node: Any) -> Any:
+    """`.rearrange(src_pattern, dst_pattern, fixed_sizes=None)`, einops style: each source dimension split into
+    its group of names, the names put in the destination's order, each destination group merged (API
+    docstring).  A split is a reshape (the element count is checked); a merge needs its dimensions adjacent in
+    memory."""
+    tv: V.TensorVal = args[0]
+    bound = dict(zip(["src_pattern", "dst_pattern", "fixed_sizes"], args[1:]))
+    bound.update(kw)
+    fixed = bound.get("fixed_sizes")
+    sizes = dict(fixed.items) if isinstance(fixed, V.PyDict) else dict(fixed or {})
+
+    def groups(pattern: Any) -> list:
+        out = []
+        for entry in it.iterate_known(pattern, node):
+            names = [entry] if isinstance(entry, str) else list(it.iterate_known(entry, node))
+            if not names or not all(isinstance(n, str) for n in names):
+                raise V.NotUnderstood("rearrange() with a pattern that is not names or groups of names", node)
+            out.append(names)
+        return out
+
+    src, dst = groups(bound.get("src_pattern")), groups(bound.get("dst_pattern"))
+    flat_src = [n for g in src for n in g]
+    flat_dst = [n for g in dst for n in g]
+    if len(src) != len(tv.shape) or sorted(flat_src) != sorted(flat_dst) or len(set(flat_src)) != len(flat_src):
+        raise V.NotUnderstood("rearrange() whose patterns do not match the tensor's rank or each other", node)
+    v = tv.view
+    split_shape: list = []
+    split_strides: list = []
+    for axis, (names, d, stride) in enumerate(zip(src, v.shape, v.strides)):
+        unknown = [n for n in names if n not in sizes]
+        if len(unknown) > 1:
+            raise V.NotUnderstood(f"rearrange() with the sizes of {', '.join(unknown)} unknown", node)
+        known: E.IntLike = 1
+        for n in names:
+            if n in sizes:
+                known = E.lower(E.mul(known, it.as_int(sizes[n], "a rearrange size")))
+        part = [it.as_int(sizes[n], "a rearrange size") if n in sizes else E.lower(E.floordiv(d, known))
+                for n in names]
+        total: E.IntLike = 1
+        for x in part:
+            total = E.lower(E.mul(total, x))
+        if it.kb is not None and len(names) > 1:
+            c = E.eq(total, d)
+            if c != E.TRUE:
+                it.kb.add_check(it.make_check("NKI501", c, f"rearrange: the sizes of ({', '.join(names)}) must "
+                                                           f"multiply to axis {axis}'s {E.short(E.lift(d))}", node))
+        split_shape.extend(part)
+        split_strides.extend(E.lower(E.mul(stride, r)) for r in row_major(tuple(part)))
+    order = [flat_src.index(n) for n in flat_dst]
+    if tv.buffer in ir.ON_CHIP and (len(src[0]) > 1 or order[0] != 0 or len(dst[0]) > 1):
+        raise V.NotUnderstood("rearrange() that moves or splits the partition dimension", node)
+    tv = V.TensorVal(tv.tensor, tv.instance, V.View(tuple(split_shape[i] for i in order), v.offset,
+                                                    tuple(split_strides[i] for i in order), v.iotas, v.dtype,
+                                                    v.dynamic), tv.checks)
+    v = tv.view
+    shape, strides, k = [], [], 0
+    for names in dst:
+        size: E.IntLike = v.shape[k]
+        for j in range(k + 1, k + len(names)):
+            if E.lift(v.strides[j - 1]) != E.lift(E.mul(v.strides[j], v.shape[j])):
+                raise V.NotUnderstood("rearrange() merging dimensions that are not adjacent in memory", node)
+            size = E.lower(E.mul(size, v.shape[j]))
+        shape.append(size)
+        strides.append(v.strides[k + len(names) - 1])
+        k += len(names)
+    if len(shape) == len(v.shape):
+        return tv
+    nv = V.View(tuple(shape), v.offset, tuple(strides), v.iotas, v.dtype, v.dynamic)
+    return V.TensorVal(tv.tensor, tv.instance, nv, tv.checks)
 
 
 def t_dynamic(it: Any, args: list, kw: dict, node: Any) -> Any:
@@ -890,6 +967,6 @@ _TENSOR_METHODS = {
     "broadcast": t_broadcast, "expand_dim": t_expand_dim, "squeeze_dim": t_squeeze_dim, "view": t_view,
     "reinterpret_cast": t_view, "is_contiguous": t_is_contiguous, "get_pattern": t_get_pattern,
     "flatten_dims": t_flatten_dims, "reshape_dim": t_reshape_dim, "vector_select": t_dynamic, "indirect": t_dynamic,
-    "bitcast": t_view,
+    "bitcast": t_view, "rearrange": t_rearrange, "is_indirect": t_is_indirect,
     "broadcast_to": _nl_method("broadcast_to"),
 }
