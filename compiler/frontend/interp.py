@@ -282,6 +282,8 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         return self._global(name, f, node)
 
     def _global(self, name: str, f: Frame, node: ast.AST | None) -> Any:
+        if f.func is not None and name not in f.globals_decl and name in local_names(f.func.node):
+            self._unbound_local(name, f, node)
         ns = f.module.namespace
         if name in ns:
             return ns[name]
@@ -289,6 +291,19 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             return BUILTINS[name]
         raise V.NotUnderstood(f"name {name!r} is not defined (or comes from a construct that was not understood)",
                               node)
+
+    def _unbound_local(self, name: str, f: Frame, node: ast.AST | None) -> None:
+        """`name` is assigned somewhere in the function, so Python makes it local to it, and no path the
+        analysis followed to here assigned it (a branch on a symbolic value assigns for both sides; a
+        statement not understood assigns unknowns): tracing raises UnboundLocalError here (NKI607)."""
+        where = sorted(local_names(f.func.node)[name])
+        # every launch gets here unless the path has conditions besides what the kernel asserts of its inputs
+        path = _conjuncts(self.path_cond()) if self.kb is not None else set()
+        path -= _conjuncts(E.band(*(a.cond for a in self.kb.assumptions))) if self.kb is not None else set()
+        self.lint("NKI607", f"{name!r} is assigned in {f.func.name}() (line{'s' if len(where) > 1 else ''} "
+                            f"{', '.join(map(str, where[:3]))}) but not on this path: tracing raises "
+                            f"UnboundLocalError here", node, severity="warning" if path else None)
+        self.abort_path(node, "unbound")
 
     def store_name(self, name: str, value: Any) -> None:
         f = self.frame
@@ -543,20 +558,17 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             self.current_stmt = prev
 
     def havoc_targets(self, st: ast.stmt) -> None:
-        """After a statement that was not understood, what it assigns is unknown."""
-        targets: list = []
-        if isinstance(st, (ast.Assign,)):
-            targets = st.targets
-        elif isinstance(st, (ast.AugAssign, ast.AnnAssign)):
-            targets = [st.target]
-        elif isinstance(st, (ast.For, ast.AsyncFor)):
-            targets = [st.target]
-        for t in targets:
-            for name in _target_names(t):
-                try:
-                    self.store_name(name, V.Unknown(f"{name} (line {st.lineno}, not understood)", self.span(st)))
-                except Exception:  # noqa: BLE001 - havoc is best effort
-                    pass
+        """After a statement that was not understood, what it assigns is unknown: the names it binds anywhere
+        inside (a compound statement's blocks included) that are not bound already."""
+        assigned = _assigned_in([st])
+        for name in sorted(assigned):
+            if name in self.frame.locals and not isinstance(st, (ast.Assign, ast.AugAssign, ast.AnnAssign,
+                                                                 ast.For, ast.AsyncFor)):
+                continue  # (a name a compound statement may have rebound keeps what it had: one side of it)
+            try:
+                self.store_name(name, V.Unknown(f"{name} (line {st.lineno}, not understood)", self.span(st)))
+            except Exception:  # noqa: BLE001 - havoc is best effort
+                pass
 
     def _expr_stmt(self, st: ast.Expr) -> None:
         if isinstance(st.value, ast.Constant):
@@ -726,6 +738,63 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
 
 
 _DEAD = object()
+
+
+_LOCALS: dict = {}
+
+
+def local_names(fn: ast.AST) -> dict:
+    """The names Python makes local to a function (bound anywhere in its body, not declared global or
+    nonlocal), each with the lines binding it; memoised per function node."""
+    out = _LOCALS.get(id(fn))
+    if out is not None and out[0] is fn:
+        return out[1]
+    body = fn.body if isinstance(fn.body, list) else [fn.body]
+    declared: set = set()
+    for n in _walk_scope(body):
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            declared.update(n.names)
+    args = fn.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    names = {k: v for k, v in _assigned_in(body).items() if k not in declared and k not in params}
+    _LOCALS[id(fn)] = (fn, names)
+    return names
+
+
+def _walk_scope(stmts: list) -> Any:
+    """The nodes of a function's own scope: nested functions, classes, lambdas and comprehensions are other
+    scopes (their names, not their bodies)."""
+    stack = list(reversed(stmts))
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(reversed(n.decorator_list))
+            continue
+        if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(n))))
+
+
+def _assigned_in(stmts: list) -> dict:
+    """Names bound in these statements (this scope only), with the lines binding them."""
+    out: dict = {}
+    for n in _walk_scope(stmts):
+        names: list = []
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names = [n.id]
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [n.name]
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).split(".")[0] for a in n.names if a.name != "*"]
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names = [n.name]
+        elif isinstance(n, ast.NamedExpr):
+            names = [n.target.id]
+        for name in names:
+            out.setdefault(name, set()).add(getattr(n, "lineno", 0))
+    return out
 
 
 def _target_names(t: ast.AST) -> list:

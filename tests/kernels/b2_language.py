@@ -1,4 +1,5 @@
-"""Beta-2 language subset (NKI601, NKI602, NKI604, NKI605, NKI606), each with its clean twin."""
+"""Beta-2 language subset (NKI601, NKI602, NKI604, NKI605, NKI606) and names read where nothing assigned them
+(NKI607), each with its clean twin."""
 from dataclasses import dataclass
 
 import neuronxcc.nki.language as old_nl
@@ -190,4 +191,43 @@ def countdown_forgets_to_count(x):
         nisa.dma_copy(dst=t, src=x)
         nisa.dma_copy(dst=out, src=t)
         nisa.register_store(cond, reg)
+    return out
+
+
+@nki.jit
+def width_of_each_branch(x, wide: bool = False):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    if wide:
+        width = 512
+    else:
+        width = 256
+    nisa.dma_copy(dst=t[0:128, 0:width], src=x[0:128, 0:width])
+    nisa.dma_copy(dst=out[0:128, 0:width], src=t[0:128, 0:width])
+    return out
+
+
+@nki.jit
+def width_misspelt_on_one_branch(x, wide: bool = False):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    if wide:
+        width = 512
+    else:
+        widht = 256  # noqa: F841
+    nisa.dma_copy(dst=t[0:128, 0:width], src=x[0:128, 0:width])  # expect: NKI607 error
+    nisa.dma_copy(dst=out[0:128, 0:width], src=t[0:128, 0:width])
+    return out
+
+
+@nki.jit
+def width_assigned_after_its_use(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t[0:128, 0:width], src=x[0:128, 0:width])  # expect: NKI607 error
+    width = 512
+    nisa.dma_copy(dst=out[0:128, 0:width], src=t[0:128, 0:width])
     return out
