@@ -55,6 +55,13 @@ def analyse_until_solver(jobs: list) -> list:
     return out
 
 
+def offer_size(pending: int, free: int) -> int:
+    """How many of the pending files to offer the next free worker: an even share of what is left, at most
+    TASK_FILES.  (A whole chunk offered to one worker near the end left the other idle while it went through
+    the chunk's solver files one fresh process at a time: nki-library 37-40 s -> 30-32 s with 2 jobs.)"""
+    return max(1, min(TASK_FILES, -(-pending // max(1, free))))
+
+
 def default_jobs() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -100,7 +107,8 @@ def _execute(jobs: list, indices: list, workers: int, done: Callable) -> None:
         running: dict = {}
         while pending or running:
             while pending and len(running) < max(1, workers):
-                offered, pending = pending[:TASK_FILES], pending[TASK_FILES:]
+                size = offer_size(len(pending), max(1, workers) - len(running))
+                offered, pending = pending[:size], pending[size:]
                 running[pool.submit(analyse_until_solver, [jobs[k] for k in offered])] = offered
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for fut in finished:

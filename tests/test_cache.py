@@ -11,7 +11,7 @@ from nki_verify.cache import Cache, diagnostic_from_json, diagnostic_to_json
 from nki_verify.diagnostics import Diagnostic, Fix, Location, Note, TextEdit
 from nki_verify.options import Options
 from nki_verify.report import FileResult
-from nki_verify.runner import Job, run_jobs
+from nki_verify.runner import TASK_FILES, Job, offer_size, run_jobs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -97,6 +97,14 @@ def test_worker_processes_give_the_results_of_one_process(tmp_path) -> None:
     cold = run_jobs(_jobs(paths), 2, cache, progress=False)
     warm = run_jobs(_jobs(paths), 2, cache, progress=False)
     assert [r.diagnostics for r in warm] == [r.diagnostics for r in cold] and all(r.cached for r in warm)
+
+
+def test_the_last_files_are_shared_between_the_free_workers() -> None:
+    # a long run offers whole chunks; what is left at the end is split so that no worker idles while another
+    # goes through several solver files alone
+    assert offer_size(173, 2) == TASK_FILES
+    assert offer_size(9, 2) == 5 and offer_size(4, 2) == 2 and offer_size(1, 2) == 1
+    assert offer_size(9, 1) == 9 and offer_size(5, 3) == 2
 
 
 # ----------------------------------------------------------------------------- through the CLI
