@@ -11,6 +11,7 @@ instance), and those kernels read HBM that nothing wrote or are reported for a m
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 
 import numpy as np
@@ -25,6 +26,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = os.path.join(HERE, "kernels")
 F32 = np.float32
 RNG = np.random.default_rng(7)
+
+
+@dataclasses.dataclass
+class BlockConfig:
+    """What host code passes for b2_config_loops.py's configuration (the kernel reads its fields)."""
+
+    n_blocks: int
 
 
 def r(*shape: int, dtype: type = F32) -> np.ndarray:
@@ -84,6 +92,8 @@ CASES = {
         "transpose_of_every_16th_column": ([r(128, 8)],), "every_16th_column_stored_whole": ([r(128, 8)],)},
     "b2_targets.py": {"exp_on_default_target": ([r(128, 512)],), "exp_behind_a_hard_condition": (
         [r(128, 512), -80538738812075974, 80435758145817515, 12602123297335631],)},
+    "b2_config_loops.py": {"sum_config_blocks_sequential": ([r(8, 128, 512), BlockConfig(4)],),
+                           "sum_config_blocks_affine": ([r(8, 128, 512), BlockConfig(4)],)},
     "b2_dependencies.py": {
         "sb_blocks_migrated": ([r(8, 128, 512)],), "sb_blocks_migrated_incorrect": ([r(8, 128, 512)],),
         "sum_blocks_sequential": ([r(8, 128, 512)],), "sum_blocks_affine": ([r(8, 128, 512)],),
@@ -93,7 +103,8 @@ CASES = {
         "both_cores_zero_the_output", "both_cores_fill_with_their_id")} | {
         "one_core_worth_of_rows_but_shifted": ([r(128, 512)], 2)},
     "b2_input_ranks.py": {"fold_experts": ([r(2, 3, 64, 96)],), "fold_experts_past_the_end": ([r(2, 3, 64, 96)],),
-                          "merged_shapes": ([r(128, 512), 2],)},
+                          "merged_shapes": ([r(128, 512), 2],), "tail_of_the_shape": ([r(4, 128, 512)],),
+                          "tail_of_the_shape_one_block_too_far": ([r(4, 128, 512)],)},
     "b2_carried_tiles.py": {"sum_row_blocks": ([r(384, 512)],), "sum_row_blocks_reads_past_the_tile": ([r(384, 512)],),
                             "tiles_of_row_blocks": ([r(256, 512)],),
                             "tiles_of_row_blocks_one_too_far": ([r(256, 512)],),

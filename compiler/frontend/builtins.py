@@ -24,7 +24,7 @@ def b_len(it: Any, args: list, kw: dict, node: Any) -> Any:
     if isinstance(x, V.Phi):  # one of two sequences (`t = a.shape if c else b.shape`): each side's length
         return it._on_phi(x, lambda v: b_len(it, [v], kw, node))
     if isinstance(x, V.GuessedShape):
-        return V.guessed_len(len(x), x.param)  # `len(x.shape) == 1` can correct the guess
+        return V.guessed_len(len(x), x.param, x.dropped)  # `len(x.shape) == 1` can correct the guess
     if isinstance(x, (tuple, str, list)):
         return len(x)
     if isinstance(x, V.PyList):

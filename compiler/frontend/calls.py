@@ -752,7 +752,16 @@ class CallsMixin:
             obj = V.PyList(self.heap, [], obj)
         is_tuple = isinstance(obj, tuple)
         if isinstance(key, slice):
-            return self._seq_slice(obj, key, node)
+            out = self._seq_slice(obj, key, node)
+            if isinstance(obj, V.GuessedShape) and isinstance(out, tuple) and key.step is None:
+                # `x.shape[1:]` / `x.shape[:-1]` of a guessed rank: a comparison with another length still
+                # corrects the guess, by the dimensions the slice leaves out
+                start, stop = key.start, key.stop
+                if isinstance(start, int) and start >= 0 and stop is None:
+                    return V.guessed(out, obj.param, obj.dropped + start)
+                if start is None and isinstance(stop, int) and stop < 0:
+                    return V.guessed(out, obj.param, obj.dropped - stop)
+            return out
         if isinstance(obj, str):
             if isinstance(key, int):
                 return obj[key] if -len(obj) <= key < len(obj) else V.Unknown("string index")

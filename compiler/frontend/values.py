@@ -456,9 +456,11 @@ class ContextManagerVal(Record):
 
 
 class GuessedShape(tuple):
-    """The shape of an input whose rank the front end had to guess (it can be corrected by a retry)."""
+    """The shape of an input whose rank the front end had to guess (it can be corrected by a retry); or a
+    slice of one that leaves out `dropped` of its dimensions (`x.shape[1:]`, `x.shape[:-2]`)."""
 
     param: str = ""
+    dropped: int = 0
 
 
 KIND_INT = 0  # RankRetry ranks that re-type a parameter guessed to be a tensor
@@ -489,17 +491,18 @@ class GuessedLen(int):
     """len() of a guessed shape: comparing it with another rank corrects the guess."""
 
     param: str = ""
+    dropped: int = 0
 
 
-def guessed_len(n: int, param: str) -> GuessedLen:
+def guessed_len(n: int, param: str, dropped: int = 0) -> GuessedLen:
     g = GuessedLen(n)
-    g.param = param
+    g.param, g.dropped = param, dropped
     return g
 
 
-def guessed(shape: tuple, param: str) -> GuessedShape:
+def guessed(shape: tuple, param: str, dropped: int = 0) -> GuessedShape:
     g = GuessedShape(shape)
-    g.param = param
+    g.param, g.dropped = param, dropped
     return g
 
 

@@ -437,7 +437,8 @@ class KernelAnalysis:
         goal_syms = E.free_syms(ob.goal)
         lazy = tuple(f for f in self.lazy if E.free_syms(f) & goal_syms)
         execs = [x for x in syms if self._is_exec(x)]
-        return self.prover.sometimes_fine(ob.goal, local, execs, lazy, PRECHECK_RLIMIT) is True
+        return self.prover.sometimes_fine(ob.goal, local, execs, lazy, PRECHECK_RLIMIT,
+                                          reaching=ob.code in RADIX_CODES) is True
 
     def _undetermined(self, syms: set) -> list:
         """The values among `syms` the front end could not determine."""
@@ -458,7 +459,9 @@ class KernelAnalysis:
         suggestion = None
         config = any(self.info[s].role == "config" for s in inputs)
         if (ob.floor is None or config) and inputs and not ob.definite:
-            fine = self.prover.sometimes_fine(ob.goal, local, execs, tuple(lazy))
+            # (a configuration that escapes a race by running the loop once says nothing of the others)
+            fine = self.prover.sometimes_fine(ob.goal, local, execs, tuple(lazy),
+                                              reaching=config and ob.code in RADIX_CODES)
             if fine is not False:
                 if config:
                     # fields of a configuration object are derived by code outside the kernel: a finding

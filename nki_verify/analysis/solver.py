@@ -560,19 +560,20 @@ class Prover:
         return out
 
     def sometimes_fine(self, goal: E.BExpr, facts: list, exec_syms: list, inputs: tuple = (),
-                       rlimit: int = QUANT_RLIMIT) -> bool | None:
+                       rlimit: int = QUANT_RLIMIT, reaching: bool = False) -> bool | None:
         """Is there an admissible input for which no execution violates `goal`?
 
         True: the violation depends on the inputs (a warning); False: every admissible input can reach
         it (an error); None: undecided.  `inputs`: more facts on admissible inputs, besides the base ones
-        (`facts` only say where the node is reached).
+        (`facts` only say where the node is reached).  `reaching`: only inputs for which some execution
+        reaches the node count (two iterations of a loop that runs once never race).
         """
         import time
 
         z3 = _z3()
         local = [f for f in facts if f != E.TRUE]
         exact = ("fine=", goal, tuple(local), tuple(exec_syms), tuple(self.base), tuple(inputs), self.timeout_ms,
-                 rlimit)
+                 rlimit, reaching)
         if exact in self.cache:
             self.cache_hits += 1
             return self.cache[exact]
@@ -580,7 +581,7 @@ class Prover:
         for f in local:
             syms |= E.free_syms(f)
         base = relevant(syms, self.base + list(inputs))
-        key, _ = self._key(f"fine/{rlimit}", [goal] + local + [E.TRUE] + base, exec_syms)
+        key, _ = self._key(f"fine/{rlimit}/{reaching}", [goal] + local + [E.TRUE] + base, exec_syms)
         if key in self.cache:
             self.cache_hits += 1
             self.cache[exact] = self.cache[key]
@@ -596,6 +597,10 @@ class Prover:
             body = z3.Implies(premise, self.tr.term(goal))
             xs = [self.tr.var(x) for x in exec_syms]
             s.add(z3.ForAll(xs, body) if xs else body)
+            if reaching and local:
+                # and some execution reaches the node: the premise again, over copies of the executions' symbols
+                copies = [z3.Const(f"reach!{i}", x.sort()) for i, x in enumerate(xs)]
+                s.add(z3.substitute(premise, *zip(xs, copies)) if xs else premise)
             r = s.check()
             out = True if r == z3.sat else (False if r == z3.unsat else None)
         except z3.Z3Exception:

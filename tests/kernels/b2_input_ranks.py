@@ -48,3 +48,24 @@ def merged_shapes(x, flatten: int):
     nisa.dma_copy(dst=out[0:128, 0:256 * n], src=t[0:128, 0:256 * n])
     return out
 
+
+
+@nki.jit
+def tail_of_the_shape(x):
+    # only the trailing dimensions are stated: x is (B, 128, 512) whatever B, the rank shown by the comparison
+    assert x.shape[1:] == (128, 512) and x.shape[:-2] == (4,)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[3])
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def tail_of_the_shape_one_block_too_far(x):
+    assert x.shape[1:] == (128, 512) and x.shape[:-2] == (4,)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[4])  # expect: NKI101 error
+    nisa.dma_copy(dst=out, src=t)
+    return out
