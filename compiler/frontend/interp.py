@@ -641,11 +641,18 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             i = star[0]
             n_after = len(elts) - i - 1
             if len(items) < len(elts) - 1:
+                if isinstance(value, V.GuessedShape):
+                    self.rank_mismatch(value.param, len(elts) - 1 + value.dropped, at_least=True)
                 raise V.NotUnderstood("not enough values to unpack", node)
             head, mid, tail = items[:i], items[i:len(items) - n_after], items[len(items) - n_after:]
             for e, v in zip(elts[:i], head):
                 self.assign(e, v, node)
-            self.assign(elts[i].value, V.PyList(self.heap, mid), node)
+            if isinstance(value, V.GuessedShape):
+                # `b, *rest = x.shape`: the rest of a guessed rank, which a comparison with another length corrects
+                # (a tuple rather than Python's list: what such code does with it is compare, index or measure it)
+                self.assign(elts[i].value, V.guessed(tuple(mid), value.param, value.dropped + len(elts) - 1), node)
+            else:
+                self.assign(elts[i].value, V.PyList(self.heap, mid), node)
             for e, v in zip(elts[i + 1:], tail):
                 self.assign(e, v, node)
             return

@@ -69,3 +69,26 @@ def tail_of_the_shape_one_block_too_far(x):
     nisa.dma_copy(dst=t, src=x[4])  # expect: NKI101 error
     nisa.dma_copy(dst=out, src=t)
     return out
+
+
+@nki.jit
+def blocks_and_the_rest(x):
+    # `b, *rest = x.shape`: the rest is compared as a whole, which shows the rank
+    b, *rest = x.shape
+    assert b == 4 and tuple(rest) == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[b - 1])
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def blocks_and_the_rest_one_too_far(x):
+    b, *rest = x.shape
+    assert b == 4 and tuple(rest) == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[b])  # expect: NKI101 error
+    nisa.dma_copy(dst=out, src=t)
+    return out
