@@ -60,36 +60,41 @@ class Branch:
 
 def assigned_names(stmts: list) -> set:
     """Names a block assigns (not counting nested function/class bodies)."""
-    out: set = set()
+    return set(binding_lines(stmts))
 
-    class W(ast.NodeVisitor):
-        def visit_FunctionDef(self, n: ast.FunctionDef) -> None:
-            out.add(n.name)
 
-        visit_AsyncFunctionDef = visit_FunctionDef
+def walk_scope(stmts: list) -> Any:
+    """The nodes of a function's own scope: nested functions, classes, lambdas and comprehensions are other
+    scopes (their names, not their bodies)."""
+    stack = list(reversed(stmts))
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(reversed(n.decorator_list))
+            continue
+        if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(n))))
 
-        def visit_ClassDef(self, n: ast.ClassDef) -> None:
-            out.add(n.name)
 
-        def visit_Lambda(self, n: ast.Lambda) -> None:
-            return
-
-        def visit_Name(self, n: ast.Name) -> None:
-            if isinstance(n.ctx, ast.Store):
-                out.add(n.id)
-
-        def visit_comprehension(self, n: ast.comprehension) -> None:
-            self.visit(n.iter)
-
-        def visit_ListComp(self, n: ast.AST) -> None:
-            for g in n.generators:
-                self.visit(g.iter)
-
-        visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_ListComp
-
-    w = W()
-    for s in stmts:
-        w.visit(s)
+def binding_lines(stmts: list) -> dict:
+    """Names bound in these statements (this scope only), with the lines binding them."""
+    out: dict = {}
+    for n in walk_scope(stmts):
+        names: list = []
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names = [n.id]
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [n.name]
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).split(".")[0] for a in n.names if a.name != "*"]
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names = [n.name]
+        elif isinstance(n, ast.NamedExpr):
+            names = [n.target.id]
+        for name in names:
+            out.setdefault(name, set()).add(getattr(n, "lineno", 0))
     return out
 
 

@@ -21,7 +21,7 @@ from .builtins import BUILTINS, BuiltinsMixin
 from .calls import CallsMixin
 from .contents import ContentsMixin
 from .lints import LintMixin
-from .control import ControlMixin, NoFallthrough, ReturnSignal
+from .control import ControlMixin, NoFallthrough, ReturnSignal, binding_lines, walk_scope
 from .hostlib import HostMixin
 from .modules import ModuleIndex, ParsedModule
 from .nki_api import NkiMixin
@@ -298,8 +298,9 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         statement not understood assigns unknowns): tracing raises UnboundLocalError here (NKI607)."""
         where = sorted(local_names(f.func.node)[name])
         # every launch gets here unless the path has conditions besides what the kernel asserts of its inputs
-        path = _conjuncts(self.path_cond()) if self.kb is not None else set()
-        path -= _conjuncts(E.band(*(a.cond for a in self.kb.assumptions))) if self.kb is not None else set()
+        path: set = set()
+        if self.kb is not None:
+            path = _conjuncts(self.path_cond()) - _conjuncts(E.band(*(a.cond for a in self.kb.assumptions)))
         self.lint("NKI607", f"{name!r} is assigned in {f.func.name}() (line{'s' if len(where) > 1 else ''} "
                             f"{', '.join(map(str, where[:3]))}) but not on this path: tracing raises "
                             f"UnboundLocalError here", node, severity="warning" if path else None)
@@ -560,7 +561,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
     def havoc_targets(self, st: ast.stmt) -> None:
         """After a statement that was not understood, what it assigns is unknown: the names it binds anywhere
         inside (a compound statement's blocks included) that are not bound already."""
-        assigned = _assigned_in([st])
+        assigned = binding_lines([st])
         for name in sorted(assigned):
             if name in self.frame.locals and not isinstance(st, (ast.Assign, ast.AugAssign, ast.AnnAssign,
                                                                  ast.For, ast.AsyncFor)):
@@ -747,61 +748,23 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
 _DEAD = object()
 
 
-_LOCALS: dict = {}
-
-
 def local_names(fn: ast.AST) -> dict:
     """The names Python makes local to a function (bound anywhere in its body, not declared global or
-    nonlocal), each with the lines binding it; memoised per function node."""
-    out = _LOCALS.get(id(fn))
-    if out is not None and out[0] is fn:
-        return out[1]
+    nonlocal), each with the lines binding it; kept on the function's node (read at every global lookup)."""
+    names = getattr(fn, "_nki_local_names", None)
+    if names is not None:
+        return names
     body = fn.body if isinstance(fn.body, list) else [fn.body]
     declared: set = set()
-    for n in _walk_scope(body):
+    for n in walk_scope(body):
         if isinstance(n, (ast.Global, ast.Nonlocal)):
             declared.update(n.names)
     args = fn.args
     params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-    names = {k: v for k, v in _assigned_in(body).items() if k not in declared and k not in params}
-    _LOCALS[id(fn)] = (fn, names)
+    names = {k: v for k, v in binding_lines(body).items() if k not in declared and k not in params}
+    fn._nki_local_names = names
     return names
-
-
-def _walk_scope(stmts: list) -> Any:
-    """The nodes of a function's own scope: nested functions, classes, lambdas and comprehensions are other
-    scopes (their names, not their bodies)."""
-    stack = list(reversed(stmts))
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack.extend(reversed(n.decorator_list))
-            continue
-        if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
-
-
-def _assigned_in(stmts: list) -> dict:
-    """Names bound in these statements (this scope only), with the lines binding them."""
-    out: dict = {}
-    for n in _walk_scope(stmts):
-        names: list = []
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            names = [n.id]
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names = [n.name]
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            names = [(a.asname or a.name).split(".")[0] for a in n.names if a.name != "*"]
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            names = [n.name]
-        elif isinstance(n, ast.NamedExpr):
-            names = [n.target.id]
-        for name in names:
-            out.setdefault(name, set()).add(getattr(n, "lineno", 0))
-    return out
 
 
 def _target_names(t: ast.AST) -> list:

@@ -28,7 +28,7 @@ from compiler import ir
 
 from ..diagnostics import ERROR, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
 from . import radix, rewrite
-from .solver import QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context, relevant
+from .solver import QUANT_RLIMIT, QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context, relevant
 
 INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown", "config"})
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq", "probe"})
@@ -379,8 +379,18 @@ class KernelAnalysis:
             execs = [x for x in syms if self._is_exec(x)]
             if self.prover.sometimes_fine(ob.goal, local, execs) is not False:
                 return None
-        elif self._shown_only_as_error(ob, syms) and self._sometimes_fine(ob, local, syms):
-            return None
+        elif self._on_config(ob, syms):
+            # only shown if no configuration escapes it (see `_violation`): whether one does is asked first, with
+            # the allocation facts on the goal's inputs (fewer inputs than `_violation` asks about, so a True here
+            # is true there); when one does there is nothing to show whatever the violation query would answer,
+            # undecided included (rotational_topk: 125 violations found for no finding, 8.7 s -> 3.6 s, and its
+            # three NKI901 gone).  (Asking first where the finding is shown already as a warning saved nothing
+            # on the MoE kernels: most of those copies are proved, and the question replaced a cheaper one.)
+            goal_syms = E.free_syms(ob.goal)
+            lazy = [f for f in self.lazy if E.free_syms(f) & goal_syms]
+            execs = [x for x in syms if self._is_exec(x)]
+            if self._escapes(ob, local, execs, lazy, True, PRECHECK_RLIMIT) is True:
+                return None
         rlimit = QUIET_RLIMIT if ob.quiet_unknown else RLIMIT
         extra: list = []
         verdict = self.prover.find_violation(ob.goal, local, rlimit)
@@ -418,27 +428,19 @@ class KernelAnalysis:
             return self._undecided(ob, f"the solver could not decide it ({verdict.reason})")
         return self._violation(ob, local, syms, verdict, extra)
 
-    def _shown_only_as_error(self, ob: Obligation, syms: set) -> bool:
-        """A violation of `ob` would be shown only if no admissible input escapes it: it depends on fields of a
-        configuration object (see `_violation`).  Then whether some input escapes is asked first: when one
-        does, there is nothing to show whatever the violation query would answer, undecided included, and
-        both queries are saved (rotational_topk: 125 violations found for no finding, 8.7 s -> 3.6 s, and
-        its three NKI901 gone).  (Asking first where the finding is shown already as a warning saved nothing
-        on the MoE kernels: most of those copies are proved, and the question replaced a cheaper one.)"""
+    def _on_config(self, ob: Obligation, syms: set) -> bool:
+        """`ob` depends on fields of a configuration object, and on no value the front end could not determine
+        (which makes a finding NKI901 whatever else)."""
         inputs = [s for s in syms if self._is_input(s)]
-        if not inputs or self._undetermined(syms):
-            return False  # (a value the front end could not determine makes the finding NKI901, whatever else)
-        return any(self.info[s].role == "config" for s in inputs)
+        return bool(inputs) and not self._undetermined(syms) and _config_in(self.info, inputs)
 
-    def _sometimes_fine(self, ob: Obligation, local: list, syms: set) -> bool:
-        """Some admissible input (the allocation facts on the goal's inputs included) passes `ob` on every
-        execution.  With those facts the inputs are fewer than `_violation` asks about, so a True here is
-        true there."""
-        goal_syms = E.free_syms(ob.goal)
-        lazy = tuple(f for f in self.lazy if E.free_syms(f) & goal_syms)
-        execs = [x for x in syms if self._is_exec(x)]
-        return self.prover.sometimes_fine(ob.goal, local, execs, lazy, PRECHECK_RLIMIT,
-                                          reaching=ob.code in RADIX_CODES) is True
+    def _escapes(self, ob: Obligation, local: list, execs: list, lazy: list, config: bool,
+                 rlimit: int = QUANT_RLIMIT) -> bool | None:
+        """`Prover.sometimes_fine` for `ob`: some admissible input passes it on every execution.  On a
+        configuration, that input must reach it: a configuration that escapes a race by running the loop once
+        says nothing of the others."""
+        return self.prover.sometimes_fine(ob.goal, local, execs, tuple(lazy), rlimit,
+                                          reaching=config and ob.code in RADIX_CODES)
 
     def _undetermined(self, syms: set) -> list:
         """The values among `syms` the front end could not determine."""
@@ -457,11 +459,9 @@ class KernelAnalysis:
         shown = _connected(set(E.free_syms(ob.goal)), local + self.base)
         severity = ob.floor or ERROR
         suggestion = None
-        config = any(self.info[s].role == "config" for s in inputs)
+        config = _config_in(self.info, inputs)
         if (ob.floor is None or config) and inputs and not ob.definite:
-            # (a configuration that escapes a race by running the loop once says nothing of the others)
-            fine = self.prover.sometimes_fine(ob.goal, local, execs, tuple(lazy),
-                                              reaching=config and ob.code in RADIX_CODES)
+            fine = self._escapes(ob, local, execs, lazy, config)
             if fine is not False:
                 if config:
                     # fields of a configuration object are derived by code outside the kernel: a finding
@@ -619,6 +619,11 @@ def _in_model(e: E.Expr | E.BExpr, model: dict) -> int | bool | None:
 def _holds(fact: E.BExpr, model: dict) -> bool:
     """`fact` is true in the solver's model (False when the model does not settle it: it is asked again)."""
     return _in_model(fact, model) is True
+
+
+def _config_in(info: dict, inputs: list) -> bool:
+    """Some of these inputs are fields of a configuration object."""
+    return any(info[s].role == "config" for s in inputs)
 
 
 def _is_input(info: dict, s: object) -> bool:
