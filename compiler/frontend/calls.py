@@ -752,6 +752,9 @@ class CallsMixin:
             obj = V.PyList(self.heap, [], obj)
         is_tuple = isinstance(obj, tuple)
         if isinstance(key, slice):
+            if isinstance(obj, V.GuessedShape) and isinstance(key.start, int) and key.start < -len(obj):
+                # `x.shape[-3:]` of a guessed rank 2: the kernel reads at least three dimensions
+                self.rank_mismatch(obj.param, -key.start + obj.dropped, at_least=True)
             out = self._seq_slice(obj, key, node)
             if isinstance(obj, V.GuessedShape) and isinstance(out, tuple) and key.step is None:
                 # `x.shape[1:]` / `x.shape[:-1]` of a guessed rank: a comparison with another length still

@@ -376,6 +376,8 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) 
     at_least: set = set()  # params whose rank is known only from below (an index into the shape): still a guess
     tried: dict = {}
     conflict = None
+    soft: set = set()  # params whose rank comes from a soft hint (see RankRetry)
+    interp._no_soft = set()  # params whose hint a use contradicted: their findings stand
     for _ in range(8 + 4):
         interp._rank_overrides = dict(overrides)
         interp._rank_at_least = set(at_least)
@@ -388,6 +390,25 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) 
         except V.RankRetry as r:
             if r.rank < V.KIND_OBJECT or r.rank > 8:
                 break
+            if r.soft or r.param in soft:
+                seen = tried.setdefault(r.param, {overrides.get(r.param, 2)})
+                if r.soft and r.rank in seen:
+                    interp._no_soft.add(r.param)  # tried already: the hint is not followed again
+                    continue
+                if not r.soft:
+                    # a use that settles the rank otherwise than the hint: it wins, and the hint is not taken again
+                    soft.discard(r.param)
+                    interp._no_soft.add(r.param)
+                    tried[r.param] = {r.rank}
+                else:
+                    soft.add(r.param)
+                    seen.add(r.rank)
+                overrides[r.param] = r.rank
+                if r.at_least:
+                    at_least.add(r.param)
+                else:
+                    at_least.discard(r.param)
+                continue
             seen = tried.setdefault(r.param, {overrides.get(r.param, 2)})
             if r.rank in seen:
                 if r.rank > 0 and len(seen) >= 1 and all(x > 0 for x in seen):
@@ -526,6 +547,7 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     exact = {p: r for p, r in overrides.items() if r > 0 and p not in getattr(interp, "_rank_at_least", ())}
     interp._guessed_ranks = {}
     interp._exact_params = set(_exact_rank_params(fn.node, [p.arg for p in pos])) | set(exact)
+    interp._rank_confirmed = set()  # guessed ranks a use agreed with (`a, b = x.shape`): no hint moves them
     hints.update({p: r for p, r in overrides.items() if r > 0})
     evidence = _tensor_evidence(fn.node, [p.arg for p in pos])
     interp._value_params = _value_evidence(fn.node, [p.arg for p in pos + a.kwonlyargs])

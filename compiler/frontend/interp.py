@@ -118,6 +118,8 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._rank_overrides: dict = {}  # param -> rank learnt from a RankRetry
         self._rank_at_least: set = set()  # params of those whose rank is only known from below
         self._guessed_ranks: dict = {}  # tensor id -> param whose rank was guessed
+        self._rank_confirmed: set = set()  # params whose guessed rank a use agreed with
+        self._no_soft: set = set()  # params whose soft rank hint a use contradicted
         self._exact_params: set = set()
         self._no_retry = False
         self._value_params: dict = {}
@@ -635,8 +637,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             for e in elts:
                 self.assign(e, value, node)
             return
-        if isinstance(value, V.GuessedShape) and not star and len(value) != len(elts):
-            self.rank_mismatch(value.param, len(elts))
+        if isinstance(value, V.GuessedShape) and not star:
+            if len(value) != len(elts):
+                self.rank_mismatch(value.param, len(elts) + value.dropped)
+            self._rank_confirmed.add(value.param)
         items = self.iterate_known(value, node, expect=None if star else len(elts))
         if star:
             i = star[0]

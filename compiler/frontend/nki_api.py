@@ -549,6 +549,7 @@ class NkiMixin:
         if m is not None and m is not SPEC_MISSING and not isinstance(m, V.Unknown):
             mask = self.as_bexpr(m)
         deferred: list = []
+        views: dict = {}  # role -> the one tensor view bound to it
         for name, v in bound.items():
             if name == "mask":
                 continue
@@ -562,6 +563,8 @@ class NkiMixin:
                     operands.append(self.operand_ir(op.name, tv, op.mode, arg_nodes.get(name, node)))
                     iotas.extend(tv.view.iotas)
                     deferred.extend(tv.checks)
+                if len(tvs) == 1:
+                    views[op.name] = tvs[0]
             else:
                 attrs.append((name, self._attr_value(v)))
         result = None
@@ -570,6 +573,7 @@ class NkiMixin:
         if returns_tile:
             result = self.result_tile(ins, bound, operands, node)
             operands.append(self.operand_ir(ins.result.role, result, "w", node))
+        self._rank_hint(ins, form, views, operands, attrs, result)
         if mask is not E.TRUE and iotas:
             mask = self.unify_mask_iotas(mask, iotas)
         self.flush_checks(deferred, mask, node)
@@ -579,6 +583,43 @@ class NkiMixin:
         if result is not None:
             return result
         return V.Unknown(f"instruction handle of nki.{ins.qualname}")
+
+    def _rank_hint(self, ins: Any, form: str, views: dict, operands: list, attrs: list,
+                   result: V.TensorVal | None) -> None:
+        """An operand indexed out of an input whose rank is only a guess (`x[0]`), with fewer dimensions than
+        another operand of the call, and a shape rule of the call that certainly fails at the guessed rank
+        (`dma_copy(dst=t128x512, src=x[0])` after `assert x.shape[-2:] == (128, 512)`): the kernel means a
+        larger rank.  Analysed again with the rank that gives the operand as many dimensions as the other one,
+        still a guess (a later use corrects it); a use that settles the rank first (`a, b = x.shape`), or one
+        that contradicts the hint afterwards, keeps the guess and the finding.  Likewise a tile loaded from such
+        an operand (`nl.load(x[0])`) whose partition dimension certainly exceeds the partitions: one more."""
+        if getattr(self, "_no_retry", False) or self.kb is None:
+            return
+        guessed = getattr(self, "_guessed_ranks", {})
+        settled = getattr(self, "_exact_params", set()) | getattr(self, "_rank_confirmed", set()) | \
+            getattr(self, "_no_soft", set()) | set(getattr(self, "_rank_split", ()))
+        for role, tv in views.items():
+            param = guessed.get(tv.tensor.id)
+            rank, full = len(tv.shape), len(tv.tensor.shape)
+            if param is None or param in settled or rank >= full:
+                continue
+            wider = max((len(o.shape) for r, o in views.items() if r != role and guessed.get(o.tensor.id) != param),
+                        default=0)
+            if result is not None and result.tensor.buffer in ("sbuf", "psum") and result.shape and \
+                    self.decide(E.le(E.lift(result.shape[0]), get_target(self.kb.target).pmax)) is False:
+                raise V.RankRetry(param, full + 1, at_least=True, soft=True)
+            if wider <= rank:
+                continue
+            b = _CallShapes(self.kb, operands, attrs)
+            for rule in ins.rules:
+                if rule.code != "NKI501" or not rule.applies(self.kb.target, form):
+                    continue
+                try:
+                    goal = spec.evaluate(rule, b)
+                except Exception:  # noqa: BLE001 - a rule this light binding cannot evaluate says nothing here
+                    continue
+                if goal is not None and role in _rule_roles(rule) and self.decide(goal) is False:
+                    raise V.RankRetry(param, full + wider - rank, at_least=True, soft=True)
 
     def unify_mask_iotas(self, mask: E.BExpr, iotas: list) -> E.BExpr:
         """A mask's own `nl.arange(P)[:, None]` is the index of that axis of the tile the instruction
@@ -884,3 +925,52 @@ def _literal(text: str) -> Any:
         return _NOT_LITERAL
     return v if isinstance(v, (int, float, str, bool, type(None), tuple)) else _MUTABLE
 
+
+class _CallShapes:
+    """The shapes of one call's operands, for the spec's shape rules while the front end builds the call."""
+
+    def __init__(self, kb: Any, operands: list, attrs: list) -> None:
+        self.target = get_target(kb.target)
+        self.kb = kb
+        self.ops: dict = {}
+        for o in operands:
+            self.ops.setdefault(o.role, o)
+        self.attrs = dict(attrs)
+
+    def has(self, role: str) -> bool:
+        return role in self.ops or self.attrs.get(role, SPEC_MISSING) not in (SPEC_MISSING, None)
+
+    def is_tensor(self, role: str) -> bool:
+        return role in self.ops
+
+    def shape(self, role: str) -> tuple | None:
+        o = self.ops.get(role)
+        return None if o is None else tuple(E.lower(d) for d in o.shape)
+
+    def dtype(self, role: str) -> str | None:
+        o = self.ops.get(role)
+        return None if o is None else o.dtype or self.kb.tensors[o.tensor].dtype
+
+    def buffer(self, role: str) -> str | None:
+        o = self.ops.get(role)
+        return None if o is None else self.kb.tensors[o.tensor].buffer
+
+    def attr(self, name: str) -> Any:
+        return self.attrs.get(name, SPEC_MISSING)
+
+
+def _rule_roles(rule: Any) -> set:
+    """The operand roles a rule's predicate mentions."""
+    out: set = set()
+    stack = [rule.pred]
+    while stack:
+        x = stack.pop()
+        for f in getattr(x, "_fields", ()):
+            v = getattr(x, f, None)
+            if isinstance(v, str) and f in ("role", "a", "b"):
+                out.add(v)
+            elif isinstance(v, tuple):
+                stack.extend(v)
+            elif v is not None and hasattr(v, "_fields"):
+                stack.append(v)
+    return out

@@ -381,9 +381,11 @@ class OpsMixin:
         if a is b:
             return True
         for x, y in ((a, b), (b, a)):
-            if isinstance(x, V.GuessedLen) and type(y) is int and int(x) != y and 1 <= y + x.dropped <= 8 and \
-                    x.param not in getattr(self, "_rank_split", ()):
-                self.rank_mismatch(x.param, y + x.dropped)
+            if isinstance(x, V.GuessedLen) and type(y) is int and x.param not in getattr(self, "_rank_split", ()):
+                if int(x) != y and 1 <= y + x.dropped <= 8:
+                    self.rank_mismatch(x.param, y + x.dropped)
+                elif int(x) == y:
+                    self._rank_confirmed.add(x.param)
         if (V.is_int(a) or isinstance(a, bool)) and (V.is_int(b) or isinstance(b, bool)):
             r = E.eq(self.as_int(a), self.as_int(b))
             return r.value if isinstance(r, E.BConst) else r
@@ -394,6 +396,9 @@ class OpsMixin:
                             x.param not in getattr(self, "_rank_split", ()):
                         self.rank_mismatch(x.param, len(y) + x.dropped)
                 return False
+            for x, y in ((a, b), (b, a)):
+                if isinstance(x, V.GuessedShape) and not isinstance(y, V.GuessedShape):
+                    self._rank_confirmed.add(x.param)  # `x.shape == (n, d)`
             parts = [self.equal(x, y) for x, y in zip(a, b)]
             if any(p is False for p in parts):
                 return False

@@ -471,11 +471,12 @@ class RankRetry(Exception):
     """The kernel uses an input with another rank than guessed: analyse it again with `rank` (KIND_INT:
     it is an integer; KIND_OBJECT: an object such as a config)."""
 
-    def __init__(self, param: str, rank: int, at_least: bool = False) -> None:
+    def __init__(self, param: str, rank: int, at_least: bool = False, soft: bool = False) -> None:
         super().__init__(f"{param} has rank {'at least ' if at_least else ''}{rank}")
         # at_least: the use shows only a lower bound (an index into the shape, a number of subscripts); the next
-        # analysis keeps the rank a guess, so that a larger index corrects it again
-        self.param, self.rank, self.at_least = param, rank, at_least
+        # analysis keeps the rank a guess, so that a larger index corrects it again.  soft: only a hint (a call
+        # that fails at the guessed rank); any use that says otherwise wins over it
+        self.param, self.rank, self.at_least, self.soft = param, rank, at_least, soft
 
 
 class GivenRetry(Exception):

@@ -92,3 +92,72 @@ def blocks_and_the_rest_one_too_far(x):
     nisa.dma_copy(dst=t, src=x[b])  # expect: NKI101 error
     nisa.dma_copy(dst=out, src=t)
     return out
+
+
+@nki.jit
+def trailing_dims_then_a_block(x):
+    # only the last two dimensions are stated and nothing else settles the rank: copying x[0] into a 2-D tile
+    # fails at the guessed rank 2 whatever the inputs, so the kernel means x to have (at least) three
+    assert x.shape[-2:] == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0])
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def trailing_dims_then_a_block_too_far(x):
+    assert x.shape[-3:] == (4, 128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[4])  # expect: NKI101 error
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def rank_stated_then_a_row(x):
+    # the unpacking says rank 2: x[0] is one row of 512 elements, which cannot fill a 128 x 512 tile
+    rows, cols = x.shape
+    assert rows == 128 and cols == 512
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0])  # expect: NKI501 error
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def rank_stated_after_the_row(x):
+    # the same, with the unpacking after the copy: it still settles the rank the copy is judged at
+    assert x.shape[-2:] == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0])  # expect: NKI501 error
+    nisa.dma_copy(dst=out, src=t)
+    rows, cols = x.shape
+    return out
+
+
+@nki.jit
+def one_row_into_a_row_tile(x):
+    # a rank-2 input whose row fills a (1, N) tile exactly: nothing to correct
+    assert x.shape[0] >= 4
+    out = nl.ndarray((1, x.shape[1]), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((1, x.shape[1]), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[3])
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def unpacked_tail(x):
+    # `a, b = x.shape[1:]`: two names for the shape without its first dimension, so x has rank 3
+    a, b = x.shape[1:]
+    assert a <= 128
+    out = nl.ndarray((a, b), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((a, b), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0])
+    nisa.dma_copy(dst=out, src=t)
+    return out
