@@ -64,6 +64,8 @@ CASES = {
                      "one_block_too_big": ([r(128, 65536)],)},
     "b1_spmd_add.py": {"add": ([r(256, 1024), r(256, 1024)], None, "add_kernel"),
                        "add_one_extra_program": ([r(256, 512), r(256, 512)], None, "add_kernel_overlapping")},
+    "b1_launcher_grid.py": {"halves_of_rows": ([r(512, 256)], (2,)),
+                            "halves_of_rows_strided_by_one_tile_too_many": ([r(512, 256)], (2,))},
     "b1_spmd_races.py": {
         "nki_tensor_add_nc2": ([r(512, 1024), r(512, 1024)], None, "nki_tensor_add_kernel_"),
         "add_rows_overlapping_launch": ([r(512, 512), r(512, 512)], None, "add_rows_overlapping")},

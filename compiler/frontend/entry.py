@@ -470,17 +470,17 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     span = interp.span(fn.node, fn.module)
     params = [p.arg for p in fn.node.args.posonlyargs + fn.node.args.args]
     try:
-        if ctx.grid is not None:
-            kb.grid = tuple(_grid_dim(interp, kb, g) for g in ctx.grid)
-            for g in kb.grid:
-                kb.assume(E.ge(g, 0), None, "grid")
-        args, kwargs = _entry_args(interp, kb, fn, ctx)
-        root = Frame(None, fn.module, (), "")
-        root.kind = "module"
-        root.locals = fn.module.namespace
-        interp.frames = [root]
-        interp.lint_kernel_signature(fn)
         try:
+            if ctx.grid is not None:
+                kb.grid = tuple(_grid_dim(interp, kb, g) for g in ctx.grid)
+                for g in kb.grid:
+                    kb.assume(E.ge(g, 0), None, "grid")
+            args, kwargs = _entry_args(interp, kb, fn, ctx)
+            root = Frame(None, fn.module, (), "")
+            root.kind = "module"
+            root.locals = fn.module.namespace
+            interp.frames = [root]
+            interp.lint_kernel_signature(fn)
             interp.invoke(fn, args, kwargs, fn.node)
         except V.PathAbort:
             dropped = interp._none_derefs - interp._given
@@ -516,6 +516,9 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
 
 
 def _grid_dim(interp: Interpreter, kb: KernelBuilder, g: Any) -> E.IntLike:
+    if isinstance(g, V.HostArray) and g.shape is None and g.label:
+        # a launcher's parameter (taken for an array until used) that sizes the grid: an integer the host passes
+        return kb.new_sym(g.label, "grid", 1)
     v = interp.as_int(g, "a grid dimension")
     _register_host_syms(kb, v)
     return v
