@@ -66,6 +66,11 @@ CASES = {
                        "add_one_extra_program": ([r(256, 512), r(256, 512)], None, "add_kernel_overlapping")},
     "b1_launcher_grid.py": {"halves_of_rows": ([r(512, 256)], (2,)),
                             "halves_of_rows_strided_by_one_tile_too_many": ([r(512, 256)], (2,))},
+    "b2_loops_down.py": {k: ([r(128, 512)],) for k in (
+        "fill_from_the_right", "fill_from_the_right_but_not_the_first_block",
+        "copy_from_the_right_starting_one_past_the_end", "suffix_sums",
+        "suffix_sums_reading_the_block_not_yet_written")} | {
+        "width_of_the_half_block": ([r(128, 512), 2],), "width_of_the_block_after_the_half_block": ([r(128, 512), 2],)},
     "b1_spmd_races.py": {
         "nki_tensor_add_nc2": ([r(512, 1024), r(512, 1024)], None, "nki_tensor_add_kernel_"),
         "add_rows_overlapping_launch": ([r(512, 512), r(512, 512)], None, "add_rows_overlapping")},

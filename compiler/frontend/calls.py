@@ -149,6 +149,7 @@ class CallsMixin:
             self._invoked.add(id(fn))
         frame = Frame(fn, fn.module, fn.closure, fn.name)
         frame.owner = getattr(fn, "owner", None)
+        frame.loop_base = len(self.loop_facts)
         if self.frames and self.frames[-1].kind == "function" and node is not None and self.kb is not None:
             frame.call_site = self.span(node)
             frame.caller_stmt = self.current_stmt
@@ -162,7 +163,7 @@ class CallsMixin:
                     self.exec_block(fn.node.body)
                     frame.returns.append((E.band(*frame.pc), None))
                 except ReturnSignal as r:
-                    frame.returns.append((E.band(*frame.pc), r.value))
+                    frame.returns.append(self.returned(frame.pc, r))
                 except NoFallthrough:
                     pass
         finally:
@@ -397,14 +398,27 @@ class CallsMixin:
         if d is False:
             return op(obj.b)
         results = []
-        for side in (obj.a, obj.b):
+        pc = self.frame.pc
+        aborted = 0
+        for side, cond in ((obj.a, obj.cond), (obj.b, E.bnot(obj.cond))):
+            # each side under its condition: what `op` checks there (`strides[i]` of the shorter tuple) holds
+            # only for the inputs that choose that side
+            pc.append(cond)
             try:
                 results.append(op(side))
             except V.NotUnderstood:
                 if not _failure_prone(side):
                     raise
                 results.append(V.ABORTED)
+            except V.PathAbort:
+                # this side always fails here (its check is recorded under its condition): the other is the value
+                aborted += 1
+                results.append(V.ABORTED)
+            finally:
+                pc.pop()
         a, b = results
+        if aborted and a is V.ABORTED and b is V.ABORTED:
+            raise V.PathAbort()
         if a is V.ABORTED and b is V.ABORTED:
             raise V.NotUnderstood(f"{V.describe(obj.a)} / {V.describe(obj.b)} used where neither fits")
         if a is V.ABORTED:

@@ -22,9 +22,14 @@ MAX_SEQ_UNROLL = 256
 
 
 class ReturnSignal(Exception):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, facts: tuple = (), loop_vars: tuple = ()) -> None:
         super().__init__()
         self.value = value
+        # the index ranges of the function's symbolic loops around the return, and their index variables: a
+        # value returned from inside a loop (`for i in range(n): if s[i] == 1: return i`) is one of the loop's
+        # indices (see `Interpreter.returned`)
+        self.facts = facts
+        self.loop_vars = loop_vars
 
 
 class BreakSignal(Exception):
@@ -271,7 +276,7 @@ class ControlMixin:
                 self.exec_block(stmts)
             ft = E.band(*f.pc[base:])
         except ReturnSignal as r:
-            f.returns.append((E.band(*f.pc), r.value))
+            f.returns.append(self.returned(f.pc, r))
             ft = E.FALSE
         except (BreakSignal, ContinueSignal, NoFallthrough, V.PathAbort):
             ft = E.FALSE
@@ -392,8 +397,16 @@ class ControlMixin:
         if self.kb is None:
             self._host_range_loop(st, start, step, trip)
             return
-        self.loop_over(st, r.kind, start, stop, step, lambda var: var, label_from=st.target, dialect=r.dialect,
-                       positive=positive)
+        if isinstance(step, int) and step < 0:
+            # a loop that counts down (`range(n - 1, -1, -1)`): analysed over its iteration number k, from 0 up
+            # to the trip count, the target being start + k*step, so that every analysis reads loops one way
+            # (indices from start below stop, earlier iterations first)
+            label = ast.Name(id=f"{_label(st.target)}_iter") if isinstance(st.target, ast.Name) else st.target
+            self.loop_over(st, r.kind, 0, trip, 1, lambda k: E.lower(E.add(start, E.mul(k, step))),
+                           label_from=label, dialect=r.dialect)
+        else:
+            self.loop_over(st, r.kind, start, stop, step, lambda var: var, label_from=st.target,
+                           dialect=r.dialect, positive=positive)
         self.exec_block(st.orelse)
 
     def _positive_step(self, step: Any, st: ast.AST) -> bool:

@@ -53,7 +53,7 @@ def _conjuncts(b: E.BExpr) -> set:
 
 class Frame:
     __slots__ = ("func", "module", "locals", "closure", "pc", "returns", "globals_decl", "nonlocal_decl", "name",
-                 "owner", "kind", "call_site", "caller_stmt")
+                 "owner", "kind", "call_site", "caller_stmt", "loop_base")
 
     def __init__(self, func: V.FunctionVal | None, module: V.ModuleVal, closure: tuple = (), name: str = "") -> None:
         self.func = func
@@ -69,6 +69,7 @@ class Frame:
         self.kind = "function"  # function | module | class
         self.call_site: ir.Span | None = None  # where the caller called this function
         self.caller_stmt: ast.stmt | None = None  # the caller's statement making the call
+        self.loop_base = 0  # how many symbolic loops were open when this function was called
 
 
 class Options:
@@ -714,7 +715,26 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
 
     def _return(self, st: ast.Return) -> None:
         v = self.eval(st.value) if st.value is not None else None
-        raise ReturnSignal(v)
+        base = self.frame.loop_base
+        if self.kb is None or len(self.loop_facts) <= base:
+            raise ReturnSignal(v)
+        n = len(self.loop_facts) - base
+        loop_vars = tuple(self.kb.loops[lid].var for lid in self.kb.loop_stack[-n:])
+        raise ReturnSignal(v, tuple(self.loop_facts[base:]), loop_vars)
+
+    def returned(self, pc: list, r: ReturnSignal) -> tuple:
+        """(condition, value) of a return: from inside symbolic loops of the function, the value is the one
+        of some iteration whose path returns, so the loops' index variables are renamed to fresh ones (the
+        iteration that returned) constrained by the loops' ranges in the condition; the loop's own index
+        keeps meaning "the current iteration" inside the loop, and its range is not assumed outside it."""
+        cond = E.band(*pc, *r.facts)
+        if not r.loop_vars:
+            return cond, r.value
+        m = {}
+        for var in r.loop_vars:
+            info = next((s for s in self.kb.symbols if s.sym == var), None)
+            m[var] = self.kb.new_sym(f"{info.label if info else var.name} (returned)", "loop")
+        return E.substitute(cond, m), self.subst_value(r.value, m)
 
     def _import(self, st: ast.Import) -> None:
         self.do_import(st)
