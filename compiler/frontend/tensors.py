@@ -343,9 +343,7 @@ class TensorMixin:
                     dropped_last = stride
             else:
                 trivial = False
-                i = self.as_int(k, "an index")
-                if isinstance(i, int) and i < 0:
-                    i = E.lower(E.add(dim, i)) if not isinstance(dim, int) else i + dim
+                i = self.from_the_end(self.as_int(k, "an index"), dim)
                 items.append(ir.IdxInt(E.lift(i), span))
                 offset = E.add(offset, E.mul(stride, i))
                 if coords is not None:
@@ -399,11 +397,28 @@ class TensorMixin:
             raise V.NotUnderstood("a slice whose step is not a known positive integer", node)
         start = 0 if k.start is None else self.as_int(k.start, "a slice start")
         stop = dim if k.stop is None else self.as_int(k.stop, "a slice stop")
-        if isinstance(start, int) and start < 0:
-            start = E.lower(E.add(dim, start))
-        if isinstance(stop, int) and stop < 0:
-            stop = E.lower(E.add(dim, stop))
-        return start, stop, step
+        return self.from_the_end(start, dim), self.from_the_end(stop, dim), step
+
+    def from_the_end(self, i: E.IntLike, dim: E.IntLike) -> E.IntLike:
+        """Python's reading of a negative index or slice bound (`x[-1]`, `x[-r:]` with r computed from the
+        shapes): counted from the end of the axis, before the kernel is traced.  One in terms of loop or program
+        indices is an access pattern, which the hardware does not wrap (`x[i - 1]` at i = 0 is out of bounds)."""
+        if isinstance(i, int):
+            return (i + dim if isinstance(dim, int) else E.lower(E.add(dim, i))) if i < 0 else i
+        e = E.lift(i)
+        terms, const = E._linear_parts(e)
+        if const > 0 or any(k > 0 for k in terms.values()) or self.kb is None or \
+                any(self.is_exec_sym(s) for s in E.free_syms(e)):
+            return i  # not written as a negative number (`-r`, `-(n % 128)`): an index from the start
+        iv = E.interval(e, self.kb.ranges)
+        if iv.lo is not None and iv.lo >= 0:
+            return i
+        d = True if iv.hi is not None and iv.hi < 0 else self.decide(E.lt(e, 0))
+        if d is True:
+            return E.lower(E.add(dim, e))
+        if d is False:
+            return i
+        return E.lower(E.ite(E.lt(e, 0), E.add(dim, e), e))  # `x[-r:]` with r possibly 0: the whole axis then
 
     def _grid_subscript(self, tv: V.TensorVal, keys: list, node: ast.AST | None) -> V.TensorVal:
         view = tv.view
