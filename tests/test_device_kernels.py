@@ -19,6 +19,7 @@ import pytest
 
 import device
 from device.faults import RUNTIME_CODES
+from nki_verify.api import SUBSUMED
 
 from .expectations import parse
 
@@ -58,7 +59,10 @@ CASES = {
                     "grids_rebuilt_in_each_loop": ([r(256, 512)],),
                     "grids_rebuilt_in_each_loop_one_column_over": ([r(256, 512)],)},
     "b1_matmul.py": {"matmul": ([r(256, 128), r(256, 512)],), "matmul_too_wide": ([r(128, 128), r(128, 1024)],),
-                     "block_dims": ([r(8, 128, 256)],), "block_dims_too_tall": ([r(128, 128)],)},
+                     "block_dims": ([r(8, 128, 256)],), "block_dims_too_tall": ([r(128, 128)],),
+                     "isa_matmul_into_blocks": ([r(128, 128), r(128, 1024)],),
+                     "isa_matmul_into_blocks_twice_as_wide": ([r(128, 128), r(128, 1024)],),
+                     "isa_matmul_accumulated_into_a_narrower_tile": ([r(128, 128), r(128, 513)],)},
     "b1_memory.py": {"scale_in_place": ([r(128, 512)],), "sixteen_psum_blocks": ([r(128, 128), r(128, 8192)],),
                      "block_wider_than_a_bank": ([r(128, 128), r(128, 512)],),
                      "one_block_too_big": ([r(128, 65536)],)},
@@ -214,7 +218,10 @@ def test_markers_are_device_faults(file: str, kernel: str, spec: tuple) -> None:
     missing = expected - got
     assert not missing, f"no device fault for {sorted(missing)}; faults: {[f.describe() for f in res.faults]}"
     codes = {c for c, _, _ in expected}
-    extra = {g for g in got - expected if g[0] not in codes and
+    # (a fault the verifier folds into a more specific finding on the same line, as it reports them: an
+    # NKI203 bank overrun of a matmul already too wide for the PE array, NKI202)
+    folded = {g for g in got if SUBSUMED.get(g[0], set()) & {c for c, p, line in expected if (p, line) == g[1:]}}
+    extra = {g for g in got - expected - folded if g[0] not in codes and
              (g[0] != "NKI404" or (file, kernel) not in KNOWN_UNINITIALISED)}
     assert not extra, [f.describe() for f in res.faults]
 

@@ -734,9 +734,10 @@ class NkiMixin:
             try:
                 return self.broadcast_shapes(shapes, node)
             except V.NotUnderstood:
-                if len({len(sh) for sh in shapes}) != 1 and self.kb is not None:
-                    # ranks that differ too ((4, 128, 768) and (4, 128): numpy aligns the last axes): no rule of
-                    # the instruction compares them, so the mismatch is reported here
+                if self.kb is not None and (len({len(sh) for sh in shapes}) != 1 or _free_sizes_differ(shapes)):
+                    # ranks that differ too ((4, 128, 768) and (4, 128): numpy aligns the last axes), or free
+                    # sizes ((128, 512) and (128, 513)): no rule of the instruction compares them, so the mismatch
+                    # is reported here
                     self.kb.add_check(self.make_check("NKI501", E.FALSE, f"operands of shapes {shapes_text(shapes)} "
                                                       "do not broadcast (numpy rules: trailing axes are aligned)",
                                                       node))
@@ -974,3 +975,12 @@ def _rule_roles(rule: Any) -> set:
             elif v is not None and hasattr(v, "_fields"):
                 stack.append(v)
     return out
+
+
+def _free_sizes_differ(shapes: list) -> bool:
+    """Operands of one rank with known sizes that do not broadcast on an axis after the partitions."""
+    for i in range(1, len(shapes[0])):
+        sizes = {s[i] for s in shapes if isinstance(s[i], int) and s[i] != 1}
+        if len(sizes) > 1:
+            return True
+    return False

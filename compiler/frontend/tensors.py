@@ -496,9 +496,9 @@ class TensorMixin:
                 if isinstance(d0, int) and isinstance(d, int):
                     if d0 != d:
                         raise V.NotUnderstood(f"shapes {shapes} do not broadcast", node)
-                elif self.kb is not None and E.lift(d0) != E.lift(d) and len({len(s) for s in shapes}) > 1:
-                    # sizes known only symbolically, of operands of different ranks (the instruction's rules
-                    # compare operands of one rank): equal, or one of them 1, for the operands to broadcast
+                elif self.kb is not None and E.lift(d0) != E.lift(d) and (len({len(s) for s in shapes}) > 1 or i > 0):
+                    # sizes known only symbolically: equal, or one of them 1, for the operands to broadcast (the
+                    # partitions of operands of one rank are the instruction rules' to compare)
                     a, b = E.lift(d0), E.lift(d)
                     self.kb.add_check(self.make_check(
                         "NKI501", E.bor(E.eq(a, b), E.eq(a, 1), E.eq(b, 1)),

@@ -39,6 +39,8 @@ def _tile(name: str, mode: str = R, buffers=ON_CHIP, **kw) -> Operand:
 
 
 DST = _tile("dst", W)
+# nc_matmul without a performance mode (Beta 1's signature has no perf_mode: always this one)
+PLAIN_MATMUL = AttrIn("perf_mode", frozenset({"none", "matmul_perf_mode.none"}), "none")
 
 INSTRUCTIONS = (
     # ------------------------------------------------------------------ data movement
@@ -173,29 +175,29 @@ INSTRUCTIONS = (
                "tile_position=(), tile_size=(), mask=None, **kwargs"),
         result=Result(("matmul", "stationary", "moving"), buffer="psum", dtype="float32"),
         rules=(
-            Rule("NKI501", Implies(AttrIn("perf_mode", frozenset({"none", "matmul_perf_mode.none"})),
+            Rule("NKI501", Implies(PLAIN_MATMUL,
                                    Eq(Dim("stationary", 0), Dim("moving", 0))),
                  "stationary and moving must have the same contraction (partition) size K"),
             Rule("NKI202", Le(Dim("stationary", 0), Lit(128)), "the contraction size K must be <= 128"),
-            Rule("NKI202", Implies(AttrIn("perf_mode", frozenset({"none", "matmul_perf_mode.none"})),
+            Rule("NKI202", Implies(PLAIN_MATMUL,
                                    Le(Free("stationary"), Limit("gemm_stationary_fmax"))),
                  "the stationary free size M must be <= 128"),
-            Rule("NKI202", Implies(AttrIn("perf_mode", frozenset({"none", "matmul_perf_mode.none"})),
+            Rule("NKI202", Implies(PLAIN_MATMUL,
                                    Le(Free("moving"), Limit("matmul_moving_fmax_fp32"))),
                  "the moving free size N must fit the target's matmul limit (512 on trn1/trn2)",
                  targets=frozenset({"trn1", "trn2"})),
-            Rule("NKI202", Implies(AttrIn("perf_mode", frozenset({"none", "matmul_perf_mode.none"})),
+            Rule("NKI202", Implies(PLAIN_MATMUL,
                                    Le(Free("moving"), Limit("matmul_moving_fmax_bf16"))),
                  "the moving free size N must be <= 8192 (bf16 dst) / 4096 (fp32 dst) on trn3",
                  targets=TRN3_ONLY),
-            Rule("NKI202", Implies(All((AttrIn("perf_mode", frozenset({"none", "matmul_perf_mode.none"})),
+            Rule("NKI202", Implies(All((PLAIN_MATMUL,
                                         DtypeIn("dst", frozenset({"float32"})))),
                                    Le(Free("moving"), Limit("matmul_moving_fmax_fp32"))),
                  "the moving free size N must be <= 4096 with an fp32 dst on trn3", targets=TRN3_ONLY),
-            Rule("NKI501", Implies(AttrIn("perf_mode", frozenset({"none", "matmul_perf_mode.none"})),
+            Rule("NKI501", Implies(PLAIN_MATMUL,
                                    Eq(Dim("dst", 0), Free("stationary"))),
                  "dst partitions must equal the stationary free size M"),
-            Rule("NKI501", Implies(AttrIn("perf_mode", frozenset({"none", "matmul_perf_mode.none"})),
+            Rule("NKI501", Implies(PLAIN_MATMUL,
                                    Eq(Free("dst"), Free("moving"))),
                  "dst free size must equal the moving free size N"),
             Rule("NKI502", DtypeIn("stationary", MATMUL_IN), "stationary dtype must be fp8/bf16/fp16/tf32/fp32",

@@ -352,13 +352,17 @@ class IsTensor(Pred, Record):
 
 
 class AttrIn(Pred, Record):
-    """An attribute (an enum member or op name, as a string) is one of `values`."""
+    """An attribute (an enum member or op name, as a string) is one of `values`.  `absent`: its value when a
+    signature does not have the parameter (Beta 1's `nc_matmul` has no perf_mode: it is the plain mode)."""
 
-    _fields = ('name', 'values')
+    _fields = ('name', 'values', 'absent')
     __slots__ = _fields
+    _defaults = {'absent': MISSING}
 
     def ev(self, b: Binding) -> E.BExpr:
         v = b.attr(self.name)
+        if v is MISSING:
+            v = self.absent
         if v is MISSING:
             raise NotApplicable(self.name)
         key = v if isinstance(v, (str, bool, type(None))) else getattr(v, "spec_name", None)

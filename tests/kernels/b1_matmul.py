@@ -1,5 +1,6 @@
 """Beta-1 matmul with PSUM accumulation through +=."""
 import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl
 
 
@@ -44,3 +45,45 @@ def block_dims(x):
 def block_dims_too_tall(x):
     buf = nl.ndarray((2, nl.par_dim(256), 256), dtype=nl.float32, buffer=nl.sbuf)  # expect: NKI201 error
     return x
+
+
+@nki.jit
+def isa_matmul_into_blocks(lhsT, rhs):
+    # nisa.nc_matmul in its Beta-1 form (the result returned, accumulated with +=): one bank-wide block of N
+    # at a time
+    assert lhsT.shape == (128, 128) and rhs.shape[0] == 128 and rhs.shape[1] % 512 == 0
+    n = rhs.shape[1]
+    result = nl.ndarray((128, n), dtype=nl.float32, buffer=nl.shared_hbm)
+    lt = nl.load(lhsT[0:128, 0:128])
+    for j in nl.affine_range(n // 512):
+        rt = nl.load(rhs[0:128, j * 512:(j + 1) * 512])
+        acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+        acc += nisa.nc_matmul(lt, rt)
+        nl.store(result[0:128, j * 512:(j + 1) * 512], value=nl.copy(acc))
+    return result
+
+
+@nki.jit
+def isa_matmul_into_blocks_twice_as_wide(lhsT, rhs):
+    assert lhsT.shape == (128, 128) and rhs.shape[0] == 128 and rhs.shape[1] % 1024 == 0
+    n = rhs.shape[1]
+    result = nl.ndarray((128, n), dtype=nl.float32, buffer=nl.shared_hbm)
+    lt = nl.load(lhsT[0:128, 0:128])
+    for j in nl.affine_range(n // 1024):
+        rt = nl.load(rhs[0:128, j * 1024:(j + 1) * 1024])
+        acc = nl.zeros((128, 1024), nl.float32, buffer=nl.psum)
+        acc += nisa.nc_matmul(lt, rt)  # expect: NKI202 error
+        nl.store(result[0:128, j * 1024:(j + 1) * 1024], value=nl.copy(acc))
+    return result
+
+
+@nki.jit
+def isa_matmul_accumulated_into_a_narrower_tile(lhsT, rhs):
+    assert lhsT.shape == (128, 128) and rhs.shape == (128, 513)
+    result = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    lt = nl.load(lhsT[0:128, 0:128])
+    rt = nl.load(rhs[0:128, 0:513])
+    acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+    acc += nisa.nc_matmul(lt, rt)  # expect: NKI202 error, NKI501 error
+    nl.store(result, value=nl.copy(acc))
+    return result
