@@ -92,7 +92,11 @@ CASES = {
         "sbuf_pattern_in_rows": ([r(128, 64)],), "sbuf_pattern_wraps_a_row": ([r(128, 64)],),
         "sbuf_pattern_skips_partitions": ([r(128, 64)],), "register_offset": ([r(512, 512)],),
         "register_moved_too_far": ([r(512, 512)],), "dynamic_loop_tiles": ([r(4, 128, 512), 4],),
-        "dynamic_loop_one_tile_too_many": ([r(4, 128, 512), 5],)},
+        "dynamic_loop_one_tile_too_many": ([r(4, 128, 512), 5],),
+        "dynamic_loop_to_a_register": ([r(4, 128, 512)],),
+        "dynamic_loop_to_a_register_one_too_far": ([r(4, 128, 512)],),
+        "row_blocks_up_to_a_clamped_count": ([r(512, 512), np.array([[9999]], np.int32)],),
+        "row_blocks_up_to_an_unclamped_count": ([r(512, 512), np.array([[640]], np.int32)],)},
     "b2_uninitialized.py": {
         "read_before_write": ([r(128, 512)],), "tail_tile_read_in_full": ([r(128, 512), 100],),
         "tail_tile_read_as_written": ([r(128, 512), 100],), "columns_filled_by_a_loop": ([r(128, 512)],),

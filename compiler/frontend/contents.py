@@ -16,6 +16,7 @@ from typing import Any
 from .. import expr as E
 from .. import ir
 from . import values as V
+from ..spec.schema import MISSING as SPEC_MISSING
 
 UNKNOWN = None  # contents not known at all; otherwise (lo, hi), either end None when unbounded
 FILLS = {"isa.memset": "value", "language.full": "fill_value", "language.zeros": 0, "language.ones": 1,
@@ -113,7 +114,21 @@ class ContentsMixin:
         if rng is not UNKNOWN and not self._exec_free(rng):
             rng = UNKNOWN  # depends on a loop index or program id: not one value for the whole tensor
         tid = dst.tensor.id
+        if tid in contents and self._overwritten(dst, bound):
+            contents[tid] = rng  # the whole tensor, on every path that gets here: what it held is gone
+            return
         contents[tid] = rng if tid not in contents else _join(contents[tid], rng)
+
+    def _overwritten(self, dst: V.TensorVal, bound: dict) -> bool:
+        """A write of the whole tensor (one allocated outside loops, unmasked), on the kernel's unconditional
+        path: `tensor_scalar(dst=n, data=n, op0=minimum, operand0=4, ...)` after loading n clamps what it
+        holds.  (Writes in branches or to tensors of one iteration join what was there: another path, or
+        another iteration's tensor, may still hold it.)"""
+        if dst.instance or bound.get("mask") not in (None, SPEC_MISSING) or E.lift(dst.view.offset) != E.ZERO:
+            return False
+        if tuple(dst.shape) != tuple(E.lower(d) for d in dst.tensor.shape):
+            return False
+        return all(c in self.asserted for f in self.frames for c in f.pc)
 
     def _written_range(self, q: str, bound: dict) -> Any:
         if q in FILLS:

@@ -759,10 +759,16 @@ class ControlMixin:
                 o.set(k, V.Unknown("dict entry changed in a loop"))
 
     # ------------------------------------------------------------------ dynamic loops (Beta 2 registers)
+    def loop_bound(self, v: Any, node: ast.AST) -> E.IntLike:
+        """A dynamic loop's bound: a register holds what was last moved or loaded into it (`register_alloc(4)`,
+        a count clamped to [0, 4] by tensor_scalar then loaded), read when the loop starts."""
+        if isinstance(v, V.Register):
+            return self.runtime_value(v, self.runtime_label(v, node))
+        return self.as_int(v)
+
     def dynamic_loop(self, st: ast.For, r: V.RangeVal) -> None:
         """The body of a dynamic loop is traced once; its index is a runtime register."""
-        start = self.as_int(r.start) if not isinstance(r.start, V.Register) else r.start.sym
-        stop = self.as_int(r.stop) if not isinstance(r.stop, V.Register) else r.stop.sym
+        start, stop = self.loop_bound(r.start, st), self.loop_bound(r.stop, st)
         var, loop = self.open_loop("dynamic_range", start, stop, r.step, st, st.target, "beta2")
         f = self.frame
         base = len(f.pc)

@@ -466,6 +466,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     interp.frames = []
     interp.loop_tracks = []
     interp.loop_facts = []
+    interp.asserted = set()
     interp.steps = 0
     span = interp.span(fn.node, fn.module)
     params = [p.arg for p in fn.node.args.posonlyargs + fn.node.args.args]

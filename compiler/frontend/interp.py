@@ -102,6 +102,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self.parsed: dict[str, ParsedModule] = {}  # by module path
         self.loop_tracks: list = []
         self.loop_facts: list = []  # per symbolic loop: BExpr facts about its index
+        self.asserted: set = set()  # conditions the kernel asserts (on its path), as opposed to branch conditions
         self.steps = 0
         self.launches: list = []  # (KernelVal, args, kwargs, grid, span)
         self.host_issues: list = []
@@ -709,6 +710,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             self.abort_path(node, "assert")
         self.assume(c, node, "assert")
         self.frame.pc.append(c)
+        self.asserted.add(c)
 
     def _raise(self, st: ast.Raise) -> None:
         self.abort_path(st, "raise")

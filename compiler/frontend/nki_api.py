@@ -404,8 +404,7 @@ class NkiMixin:
         step = args[3] if len(args) > 3 else kwargs.get("step", 1)
         if self.kb is None:
             return None
-        lo = lower.sym if isinstance(lower, V.Register) else self.as_int(lower)
-        hi = upper.sym if isinstance(upper, V.Register) else self.as_int(upper)
+        lo, hi = self.loop_bound(lower, node), self.loop_bound(upper, node)
         var, loop = self.open_loop("dynamic_range", lo, hi, step, node, None, "beta2")
         try:
             self.call_value(body, [V.Register(var)], {}, node)

@@ -203,3 +203,72 @@ def dynamic_loop_one_tile_too_many(A, n_tiles):
                                       scalar_offset=i, indirect_dim=0))
         nisa.dma_copy(dst=out[0], src=t)
     return out
+
+
+@nki.jit
+def dynamic_loop_to_a_register(A):
+    # the bound is a register: the loop runs to what it holds (4 tiles), not to any value
+    assert A.shape == (4, 128, 512)
+    out = nl.ndarray((4, 128, 512), A.dtype, buffer=nl.shared_hbm)
+    n = nisa.register_alloc(0)
+    nisa.register_move(n, 4)
+    for i in nl.dynamic_range(n):
+        t = nl.ndarray((128, 512), A.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=A.ap(pattern=[[512, 128], [1, 512]], offset=0, scalar_offset=i, indirect_dim=0))
+        nisa.dma_copy(dst=out.ap(pattern=[[512, 128], [1, 512]], offset=0, scalar_offset=i, indirect_dim=0), src=t)
+    return out
+
+
+@nki.jit
+def dynamic_loop_to_a_register_one_too_far(A):
+    assert A.shape == (4, 128, 512)
+    out = nl.ndarray((4, 128, 512), A.dtype, buffer=nl.shared_hbm)
+    n = nisa.register_alloc(5)
+    for i in nl.dynamic_range(n):
+        t = nl.ndarray((128, 512), A.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=A.ap(pattern=[[512, 128], [1, 512]], offset=0,  # expect: NKI102 error
+                                      scalar_offset=i, indirect_dim=0))
+        nisa.dma_copy(dst=out[0], src=t)
+    return out
+
+
+@nki.jit
+def row_blocks_up_to_a_clamped_count(x, n_rows):
+    # a row count read at run time, clamped to [0, rows] in place before it bounds the loop
+    rows, cols = x.shape
+    assert rows % 128 == 0 and cols == 512 and n_rows.shape == (1, 1)
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    count = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=count, src=n_rows)
+    nisa.tensor_scalar(dst=count, data=count, op0=nl.minimum, operand0=rows, op1=nl.maximum, operand1=0)
+    ub = nisa.register_alloc()
+    nisa.register_load(ub, count)
+
+    def body(r):
+        t = nl.ndarray((128, cols), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x.ap(pattern=[[cols, 128], [1, cols]], offset=0, scalar_offset=r, indirect_dim=0))
+        nisa.dma_copy(dst=out.ap(pattern=[[cols, 128], [1, cols]], offset=0, scalar_offset=r, indirect_dim=0), src=t)
+
+    nl.fori_loop(0, ub, body, step=128)
+    return out
+
+
+@nki.jit
+def row_blocks_up_to_an_unclamped_count(x, n_rows):
+    rows, cols = x.shape
+    assert rows % 128 == 0 and cols == 512 and n_rows.shape == (1, 1)
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    count = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=count, src=n_rows)
+    ub = nisa.register_alloc()
+    nisa.register_load(ub, count)
+
+    def body(r):
+        t = nl.ndarray((128, cols), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x.ap(pattern=[[cols, 128], [1, cols]], offset=0,  # expect: NKI102 warning
+                                      scalar_offset=r, indirect_dim=0))
+        nisa.dma_copy(dst=out.ap(pattern=[[cols, 128], [1, cols]], offset=0,  # expect: NKI102 warning
+                                 scalar_offset=r, indirect_dim=0), src=t)
+
+    nl.fori_loop(0, ub, body, step=128)
+    return out
