@@ -14,6 +14,7 @@ import ast
 import dataclasses
 import os
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -163,7 +164,9 @@ CASES = {
                          "big_tile": ([r(256, 512)],)},
     "b2_shapes_dtypes.py": {"add_tiles": ([r(128, 512), r(128, 512)],),
                             "add_tiles_mismatch": ([r(128, 512), r(128, 512)],),
-                            "bitwise_on_floats": ([r(128, 512)],), "compute_on_hbm": ([r(128, 512)],)},
+                            "bitwise_on_floats": ([r(128, 512)],), "compute_on_hbm": ([r(128, 512)],),
+                            "sign_bits_of_a_bf16_input": ([r(128, 512).astype(ml_dtypes.bfloat16)],),
+                            "sign_bits_of_half_a_bf16_input": ([r(128, 512).astype(ml_dtypes.bfloat16)],)},
     "b2_tail_tiles.py": {"scale_rows": ([r(100, 1000)],), "scale_rows_unclamped": ([r(100, 128)],),
                          "last_rows_counted_from_the_end": ([r(300, 96)],),
                          "last_rows_counted_from_the_end_into_a_whole_tile": ([r(300, 96)],)},

@@ -120,6 +120,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._rank_overrides: dict = {}  # param -> rank learnt from a RankRetry
         self._rank_at_least: set = set()  # params of those whose rank is only known from below
         self._guessed_ranks: dict = {}  # tensor id -> param whose rank was guessed
+        self._dtype_eqs: dict = {}  # (input dtype not known, dtype) -> the predicate of their equality
         self._rank_confirmed: set = set()  # params whose guessed rank a use agreed with
         self._no_soft: set = set()  # params whose soft rank hint a use contradicted
         self._exact_params: set = set()

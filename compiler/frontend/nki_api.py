@@ -95,6 +95,16 @@ class NkiMixin:
             return D.canonical(v.name)
         return None
 
+    def settled_dtype(self, name: str | None) -> str | None:
+        """The dtype the path states for an input dtype not known otherwise (`assert x.dtype == nl.bfloat16`),
+        else `name` itself."""
+        if not name or not name.startswith("?"):
+            return name
+        for (n, dt), pred in self._dtype_eqs.items():
+            if n == name and self.decide(pred) is True:
+                return dt
+        return name
+
     def api_equal(self, a: Any, b: Any) -> Any:
         da, db = self.api_dtype(a), self.api_dtype(b)
         if isinstance(a, V.DTypeVal) or isinstance(b, V.DTypeVal):
@@ -102,7 +112,15 @@ class NkiMixin:
             if unknown_a or isinstance(b, V.DTypeVal) and b.name.startswith("?"):
                 if isinstance(a, V.DTypeVal) and isinstance(b, V.DTypeVal) and a.name == b.name:
                     return True
-                return self.fresh_bool("<dtype of an input>")
+                name, known = (a.name, db) if unknown_a else (b.name, da)
+                if known is None:
+                    return self.fresh_bool("<dtype of an input>")
+                # one predicate per input dtype and dtype, so that what an assert states (`x.dtype == nl.bfloat16`)
+                # is known where the dtype matters (see `settled_dtype`)
+                key = (name, known)
+                if key not in self._dtype_eqs:
+                    self._dtype_eqs[key] = self.fresh_bool("<dtype of an input>")
+                return self._dtype_eqs[key]
             if da is not None and db is not None:
                 return da == db
         if isinstance(a, V.BufferVal) and isinstance(b, V.BufferVal):

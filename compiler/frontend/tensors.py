@@ -212,7 +212,8 @@ class TensorMixin:
             view = V.View(shape, 0, tuple(reversed(strides)), (), t.dtype, False)
             return V.TensorVal(t, tv.instance, view)
         if name == "itemsize":
-            return D.size_bytes(tv.dtype) if tv.dtype else self.fresh_int("<itemsize>", "unknown", 1, 9)
+            dt = self.settled_dtype(tv.dtype)
+            return D.size_bytes(dt) if dt in D.DTYPES else self.fresh_int("<itemsize>", "unknown", 1, 9)
         method = _TENSOR_METHODS.get(name)
         if method is not None:
             return V.BoundMethod(V.Builtin(name, method), tv)
@@ -845,7 +846,7 @@ def t_squeeze_dim(it: Any, args: list, kw: dict, node: Any) -> Any:
 def t_view(it: Any, args: list, kw: dict, node: Any) -> Any:
     tv = args[0]
     new = it.api_dtype(args[1] if len(args) > 1 else kw.get("dtype"))
-    old = tv.dtype
+    old = it.settled_dtype(tv.dtype)
     if new is None:
         raise V.NotUnderstood("a view() to a dtype that is not known", node)
     unknown = [d for d in (old, new) if d is not None and d not in D.DTYPES]

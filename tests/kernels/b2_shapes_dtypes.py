@@ -63,3 +63,28 @@ def first_column_of_a_narrower_tile(x, n):
     out = nl.ndarray((128, 1), dtype=x.dtype, buffer=nl.shared_hbm)
     nisa.dma_copy(dst=out, src=t[:, 0:1])
     return out
+
+
+@nki.jit
+def sign_bits_of_a_bf16_input(x):
+    # the input's dtype is stated by an assert: a view of a tile of that dtype as int16 keeps its shape
+    assert x.shape == (128, 512) and x.dtype == nl.bfloat16
+    out = nl.ndarray((128, 512), dtype=nl.int16, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    bits = nl.ndarray((128, 512), dtype=nl.int16, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=bits, data=t.view(nl.int16), op0=nl.bitwise_and, operand0=-32768)
+    nisa.dma_copy(dst=out, src=bits)
+    return out
+
+
+@nki.jit
+def sign_bits_of_half_a_bf16_input(x):
+    assert x.shape == (128, 512) and x.dtype == nl.bfloat16
+    out = nl.ndarray((128, 512), dtype=nl.int16, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t[:, 0:256], src=x[:, 0:256])
+    bits = nl.ndarray((128, 512), dtype=nl.int16, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=bits, data=t.view(nl.int16), op0=nl.bitwise_and, operand0=-32768)  # expect: NKI404 warning
+    nisa.dma_copy(dst=out, src=bits)
+    return out
