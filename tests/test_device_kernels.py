@@ -147,7 +147,9 @@ CASES = {
                               "row_block_shards": ([r(512, 384)], 2)},
     "b2_matmul.py": {
         "matmul_tiled": ([r(256, 256), r(256, 1024)],), "matmul_wide_moving": ([r(128, 128), r(128, 1024)],),
-        "matmul_mismatched": ([r(128, 128), r(128, 512)],), "matmul_operand_in_psum": ([r(128, 128), r(128, 512)],)},
+        "matmul_mismatched": ([r(128, 128), r(128, 512)],), "matmul_operand_in_psum": ([r(128, 128), r(128, 512)],),
+        "matmul_accumulating_from_the_second_step": ([r(384, 128), r(384, 512)],),
+        "matmul_accumulating_from_the_first_step": ([r(384, 128), r(384, 512)],)},
     "b2_memory.py": {
         "psum_on_bank_three": ([r(128, 128), r(128, 512)],), "psum_misaligned": ([r(128, 128), r(128, 512)],),
         "psum_bank_from_argument": ([r(128, 128), 3],), "psum_half_bank_offset": ([r(128, 128), 1],),

@@ -13,8 +13,9 @@ solver cannot settle it the read is not reported (no NKI901 by default: an unini
 the quantified query is the one most likely to time out).
 
 Not checked: reads through runtime offsets or of tensors with runtime-addressed writes (the element is
-not known), kernels the front end did not fully understand, and PSUM accumulation (`+=`, matmul
-accumulate), whose first write starts the accumulation group.
+not known), kernels the front end did not fully understand, and PSUM accumulation (`+=`, a matmul whose
+`accumulate` is left to the compiler or computed), whose first write starts the accumulation group.  A
+matmul with `accumulate=True` adds onto its destination: that is a read.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def initialization_obligations(ka: KernelAnalysis) -> list:
             t = k.tensors[op.tensor]
             if t.kind != "ndarray" or t.buffer not in ir.ON_CHIP or op.access is None or op.access.dynamic:
                 continue
-            ws = [w for w in writes.get(op.tensor, ()) if not (w[0] == n and w[2] is op)]
+            # (a matmul accumulating onto its destination reads what its own earlier iterations wrote)
+            ws = [w for w in writes.get(op.tensor, ()) if not (w[0] == n and w[2] is op and not _accumulates(ins, op))]
             if any(w[2].access is None or w[2].access.dynamic for w in ws):
                 continue
             if any(_obviously_covers(k, w, n, ins, op) for w in ws):
@@ -93,11 +95,17 @@ def _is_read(ins: ir.Instr, op: ir.Operand) -> bool:
         return False  # reads only documented parts of the view (e.g. every 16th partition)
     if op.mode == "r":
         return True
+    if _accumulates(ins, op):
+        return True  # nc_matmul(accumulate=True) adds onto what the destination holds (never written: undefined)
     if op.mode != "rw":
         return False
     if ins.op == "language.__assign__":
         return False  # `t[...] = v` only writes; `+=` accumulates (PSUM accumulation groups start there)
     return True
+
+
+def _accumulates(ins: ir.Instr, op: ir.Operand) -> bool:
+    return op.role == "dst" and ins.attr("accumulate") is True
 
 
 def _spec_operand(qualname: str, role: str) -> object:
@@ -137,6 +145,9 @@ def _read(ka: KernelAnalysis, n: int, ins: ir.Instr, op: ir.Operand, ws: list, w
         floor = WARNING
         msg += f"; {ins.op.split('.')[-1]} moves each of them to one element of its on-chip destination, where " \
                "stale values are a bug only if read"
+    if _accumulates(ins, op):
+        msg += "; accumulate=True adds the product onto them (start each accumulation group with " \
+               "accumulate=False, e.g. accumulate=(k > 0), or leave it to the compiler with accumulate=None)"
     notes = tuple(Note(location(w_op.span), f"'{t.name}' is written here") for _, _, w_op in ws[:3])
     return Obligation("NKI404", goal, tuple(r.facts), op.span, msg, notes=notes, loops=ins.ctx.loops,
                       show=tuple(r.index_vars), quiet_unknown=True, floor=floor)

@@ -73,3 +73,40 @@ def matmul_operand_in_psum(lhsT, rhs):
     nisa.tensor_copy(dst=res, src=acc)
     nisa.dma_copy(dst=result, src=res)
     return result
+
+
+@nki.jit
+def matmul_accumulating_from_the_second_step(lhsT, rhs):
+    # accumulate=(k > 0): the first contraction step starts the accumulation group
+    K, M = lhsT.shape
+    assert rhs.shape == (K, 512) and M == 128 and K % 128 == 0 and K >= 128
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+    for k in nl.sequential_range(K // 128):
+        a = nl.ndarray((128, 128), dtype=lhsT.dtype, buffer=nl.sbuf)
+        b = nl.ndarray((128, 512), dtype=rhs.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=a, src=lhsT[k * 128:(k + 1) * 128, :])
+        nisa.dma_copy(dst=b, src=rhs[k * 128:(k + 1) * 128, :])
+        nisa.nc_matmul(dst=acc, stationary=a, moving=b, accumulate=(k > 0))
+    res = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def matmul_accumulating_from_the_first_step(lhsT, rhs):
+    K, M = lhsT.shape
+    assert rhs.shape == (K, 512) and M == 128 and K % 128 == 0 and K >= 128
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+    for k in nl.sequential_range(K // 128):
+        a = nl.ndarray((128, 128), dtype=lhsT.dtype, buffer=nl.sbuf)
+        b = nl.ndarray((128, 512), dtype=rhs.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=a, src=lhsT[k * 128:(k + 1) * 128, :])
+        nisa.dma_copy(dst=b, src=rhs[k * 128:(k + 1) * 128, :])
+        nisa.nc_matmul(dst=acc, stationary=a, moving=b, accumulate=True)  # expect: NKI404 error
+    res = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out, src=res)
+    return out
