@@ -20,7 +20,9 @@ RULE = Rule(
           'per kernel for these checks (the slowest kind; the kernel report counts the skipped ones); not '
           'checked through runtime offsets, in '
           'kernels with NKI902, for instructions that touch only documented parts of a view, and for PSUM '
-          'accumulation (`+=`).'),
+          'accumulation (`+=`, a matmul whose `accumulate` is left to the compiler or computed). A matmul with '
+          '`accumulate=True` adds onto its destination, which is a read: the first step of an accumulation '
+          'group must not use it (`accumulate=(k > 0)`).'),
     why='`nl.ndarray` memory is not initialised: the kernel reads stale data.',
     bad=(
         't = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)\n'
