@@ -557,8 +557,9 @@ class KernelAnalysis:
 
     def _suggest(self, ob: Obligation, local: list, inputs: list) -> str | None:
         cands: list = []
-        if _simple(ob.goal) and not any(isinstance(s, E.Sym) and self.info.get(s) and self.info[s].role in EXEC_ROLES
-                                        for s in E.free_syms(ob.goal)):
+        if _simple(ob.goal) and all(self._is_input(s) for s in E.free_syms(ob.goal) if isinstance(s, E.Sym)):
+            # (only a goal over the inputs: one naming loop indices, or the two iterations' copies of a race
+            # check, `e0_1 != e0_2`, is nothing the kernel could assert)
             cands.append(ob.goal)
         is_input = lambda s: self.info.get(s) is not None and self.info[s].role in ("shape", "scalar")  # noqa: E731
         solved = _solved_bounds(ob.goal, is_input)
