@@ -531,6 +531,11 @@ def _grid_subscript(t: NkiTensor, keys: list) -> NkiTensor:
                 arrays.append(np.zeros((), dtype=np.int64))
             else:
                 raise TypeError("mixing slices and nl.arange/nl.mgrid index grids in one subscript")
+        elif isinstance(k, View) and math.prod(k.shape) > 1:
+            # an index tile (`data[idx_tile[i_p, 0], i_f]`): one index per element, in the tile's layout, so
+            # that it broadcasts with the other axes' grids (a gather of rows)
+            runtime[-1] = True
+            arrays.append(np.asarray(context.current().load(k)).reshape(k.shape).astype(np.int64))
         else:
             dyn = _dynamic_value(k)
             runtime[-1] = dyn is not None

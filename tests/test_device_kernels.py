@@ -85,7 +85,9 @@ CASES = {
         "batch_from_masked_index": ([r(4, 128, 256), np.array([[6]], np.int32)],),
         "batch_from_wider_mask": ([r(4, 128, 256), np.array([[6]], np.int32)],),
         "batch_from_raw_input": ([r(4, 128, 256), np.array([[9]], np.int32)],),
-        "batch_from_iota": ([r(4, 128, 256)],)},
+        "batch_from_iota": ([r(4, 128, 256)],),
+        "gather_rows": ([r(128, 512), np.arange(64, dtype=np.int32).reshape(64, 1) * 2],),
+        "gather_rows_clamped_one_past_the_table": ([r(128, 512), np.full((64, 1), 200, np.int32)],)},
     "b1_uninitialized.py": {"masked_load_full_store": ([r(100, 512)],)},
     "b2_dynamic_access.py": {
         "scalar_offset_rows": ([r(512, 512)],), "scalar_offset_one_row_too_far": ([r(512, 512)],),
@@ -333,3 +335,11 @@ def test_library_style_package_on_the_device() -> None:
                          ("tile_too_tall", (r(256, 64),)), ("add_next_block_past_the_end", (z, 128))):
         got |= {(f.code, os.path.abspath(f.path), f.line) for f in device.execute(path, *args, kernel=kernel).faults}
     assert markers and markers <= got, sorted(markers - got)
+
+
+def test_beta1_gather_by_an_index_tile_matches_numpy() -> None:
+    # `table[rows[i_p, 0], i_f]`: one row per partition of the index tile (the form of the Beta-1 API
+    # examples), not the first index for every partition
+    table, idx = r(128, 512), np.random.default_rng(3).integers(0, 128, size=(64, 1)).astype(np.int32)
+    out = device.run(os.path.join(KERNELS, "b1_dynamic_index.py"), table, idx, kernel="gather_rows")
+    np.testing.assert_array_equal(out, table[idx[:, 0]])

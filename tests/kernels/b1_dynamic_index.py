@@ -47,3 +47,26 @@ def batch_from_iota(A):
     i_p, i_f = nl.mgrid[0:128, 0:256]
     nisa.dma_copy(src=A[idx[0, 0], i_p, i_f], dst=result[0, i_p, i_f])
     return result
+
+
+@nki.jit
+def gather_rows(table, idx):
+    # an index tile of 64 row numbers, one per partition, clamped to the table: a gather of 64 rows
+    assert table.shape == (128, 512) and idx.shape == (64, 1)
+    out = nl.ndarray((64, 512), dtype=table.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(64)[:, None]
+    i_f = nl.arange(512)[None, :]
+    rows = nl.minimum(nl.maximum(nl.load(idx[i_p, 0]), 0), 127)
+    nl.store(out, value=nl.load(table[rows[i_p, 0], i_f]))
+    return out
+
+
+@nki.jit
+def gather_rows_clamped_one_past_the_table(table, idx):
+    assert table.shape == (128, 512) and idx.shape == (64, 1)
+    out = nl.ndarray((64, 512), dtype=table.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(64)[:, None]
+    i_f = nl.arange(512)[None, :]
+    rows = nl.minimum(nl.maximum(nl.load(idx[i_p, 0]), 0), 128)
+    nl.store(out, value=nl.load(table[rows[i_p, 0], i_f]))  # expect: NKI102 error
+    return out
