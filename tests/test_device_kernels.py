@@ -111,7 +111,8 @@ CASES = {
         "zeroed_then_accumulated": ([r(128, 128), r(128, 512)],),
         "transpose_of_every_16th_column": ([r(128, 8)],), "every_16th_column_stored_whole": ([r(128, 8)],)},
     "b2_targets.py": {"exp_on_default_target": ([r(128, 512)],), "exp_behind_a_hard_condition": (
-        [r(128, 512), -80538738812075974, 80435758145817515, 12602123297335631],)},
+        [r(128, 512), -80538738812075974, 80435758145817515, 12602123297335631],),
+        "normalise_rows_by_the_reciprocal": ([r(128, 512)],), "normalise_rows_by_a_division": ([r(128, 512)],)},
     "b2_config_loops.py": {"sum_config_blocks_sequential": ([r(8, 128, 512), BlockConfig(4)],),
                            "sum_config_blocks_affine": ([r(8, 128, 512), BlockConfig(4)],)},
     "b2_dependencies.py": {

@@ -19,6 +19,17 @@ from .schema import (
 R, W, RW = "r", "w", "rw"
 
 BITVEC_OPS = frozenset({"invert", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"})
+# operators the ISA's table of Vector/GpSimd ALU operators does not have (nki.api.shared, "Supported Math
+# Operators for NKI ISA"; the release notes: "Division is not available as a hardware instruction")
+NOT_ALU_OPS = frozenset({"divide", "fmod", "mod"})
+
+
+def _alu_ops(*params: str) -> tuple:
+    """NKI503 for an operator parameter given an operation the ALU does not have (Beta 2)."""
+    return tuple(Rule("NKI503", Implies(AttrIn(p, NOT_ALU_OPS), TargetIn(frozenset())),
+                      f"{p} must be an ALU operator: division and modulo are not instructions (multiply by "
+                      f"nl.reciprocal, or compute the remainder from a floor division)", dialects=frozenset({"beta2"}))
+                 for p in params)
 MATMUL_IN = frozenset({"float8_e4m3", "float8_e5m2", "bfloat16", "float16", "tfloat32", "float32"})
 MATMUL_IN_TRN3 = MATMUL_IN | {"float8_e4m3fn"}
 FP32ISH = frozenset({"float32", "tfloat32"})
@@ -265,7 +276,7 @@ INSTRUCTIONS = (
             Rule("NKI502", Implies(AttrIn("op", BITVEC_OPS), All((DtypeIn("data1", INT_DTYPES),
                                                                   DtypeIn("data2", INT_DTYPES)))),
                  "bitwise ops need integer operands"),
-        ),
+        ) + _alu_ops("op"),
     ),
     Instruction(
         "tensor_scalar", "isa", "dst = (data op0 operand0) op1 operand1, operands scalars or (P, 1) tiles",
@@ -281,7 +292,7 @@ INSTRUCTIONS = (
             Rule("NKI501", column_of("operand1", "data"), "a tensor operand1 must be a (P, 1) tile"),
             Rule("NKI502", Implies(AttrIn("op0", BITVEC_OPS), DtypeIn("data", INT_DTYPES)),
                  "bitwise ops need integer data"),
-        ),
+        ) + _alu_ops("op0", "op1"),
     ),
     Instruction(
         "scalar_tensor_tensor", "isa", "dst = (data op0 operand0) op1 operand1, operand1 a full tile",
@@ -294,7 +305,7 @@ INSTRUCTIONS = (
         rules=_eltwise_rules("dst", "data", "operand1") + (
             Rule("NKI501", column_of("operand0", "data"), "a tensor operand0 must be a (P, 1) tile"),
             Rule("NKI303", NotBoth("data", "operand1", "psum"), "data and operand1 cannot both be in PSUM"),
-        ),
+        ) + _alu_ops("op0", "op1"),
     ),
     Instruction(
         "tensor_reduce", "isa", "dst = op-reduction of data over trailing free axes",
@@ -327,7 +338,7 @@ INSTRUCTIONS = (
         rules=_eltwise_rules("dst", "data0", "data1") + (
             Rule("NKI501", column_of("initial", "data0"), "a tensor initial must be a (P, 1) tile"),
             Rule("NKI303", NotBoth("data0", "data1", "psum"), "data0 and data1 cannot both be in PSUM"),
-        ),
+        ) + _alu_ops("op0", "op1"),
     ),
     Instruction(
         "tensor_scalar_cumulative", "isa", "running op1-accumulation of op0(src, imm0) along the free axis",

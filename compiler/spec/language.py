@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .schema import (
     ANY_BUFFER, ANY_HBM, HBM_OR_SBUF, ON_CHIP, SBUF_ONLY, All, Any_, Dim, Eq, Free, Implies, Instruction, IsTensor, Le,
-    Lit, Numel, Operand, Result, Rule, same_tile, sig,
+    Lit, Numel, Operand, Result, Rule, TargetIn, same_tile, sig,
 )
 
 R, W = "r", "w"
@@ -34,13 +34,29 @@ _Y = Operand("y", R, ON_CHIP, scalar_ok=True)
 _DST = Operand("dst", W, ON_CHIP)
 
 
+def _unsupported(name: str) -> tuple:
+    """Beta 2's element-wise wrappers the release notes list as not supported on the hardware."""
+    b2 = frozenset({"beta2"})
+    if name in ("divide", "fmod", "mod"):
+        what = "division" if name == "divide" else "modulo"
+        return (Rule("NKI503", TargetIn(frozenset()),
+                     f"not supported on the hardware: {what} is not an instruction (it works in simulation "
+                     f"only; " + ("multiply by nl.reciprocal(y))" if name == "divide" else
+                                  "compute x - y * floor(x / y) with supported operations)"), dialects=b2),)
+    if name == "power":
+        return (Rule("NKI503", IsTensor("y"), "nl.power needs a tile exponent: a scalar exponent is not supported "
+                     "(pass a tile of the exponent)", dialects=b2),)
+    return ()
+
+
 def _binary(name: str) -> Instruction:
     return Instruction(
         name, "language", f"element-wise {name}(x, y) into a new tile", "vector", (_DST, _X, _Y),
         b2=sig("x, y, dtype=None"),
         b1=None if name in B2_ONLY else sig("x, y, *, dtype=None, mask=None, **kwargs"),
         result=Result(("broadcast", "x", "y"), dtype=("attr", "dtype", "@x")),
-        rules=(Rule("NKI501", Implies(All((IsTensor("x"), IsTensor("y"))), Eq(Dim("x", 0), Dim("y", 0))),
+        rules=_unsupported(name) + (
+            Rule("NKI501", Implies(All((IsTensor("x"), IsTensor("y"))), Eq(Dim("x", 0), Dim("y", 0))),
                     "x and y must have the same partition count (no partition broadcasting)",
                     dialects=frozenset({"beta2"})),
                # Beta 1 broadcasts a one-partition tile along the partitions (the nki.language.add examples of

@@ -68,7 +68,8 @@ def instruction_obligations(ka: KernelAnalysis) -> list:
             if goal is None or goal == E.TRUE:
                 continue
             floor = None
-            if rule.code == "NKI503" and k.target_origin == "default":
+            anywhere = rule.code == "NKI503" and _on_no_target(rule)  # not a matter of the target chosen
+            if rule.code == "NKI503" and k.target_origin == "default" and not anywhere:
                 floor = "warning"  # the target is only the default: the kernel may be meant for another one
             message = f"{display(ins.op)}: {rule.message}"
             param_ops = _param_operands(k, ins, rule)
@@ -78,12 +79,19 @@ def instruction_obligations(ka: KernelAnalysis) -> list:
                 floor = "warning"
                 message += (f" ('{param_ops[0]}' is a kernel input, i.e. HBM when this function is launched; if it "
                             f"is a helper called with on-chip tensors, drop @nki.jit or verify its caller)")
-            if rule.code == "NKI503":
+            if rule.code == "NKI503" and not anywhere:
                 message += f" (the selected target is {k.target}" + (
                     "; choose another with --target" if k.target_origin == "default" else "") + ")"
             out.append(Obligation(rule.code, goal, facts, ins.span, message, _quantities(rule.pred, b),
                                   loops=ins.ctx.loops, floor=floor))
     return out
+
+
+def _on_no_target(rule: Any) -> bool:
+    """A rule that no target satisfies (a wrapper the hardware has no instruction for, on any of them)."""
+    from compiler.spec import schema as S
+    leaves = [p for p in _leaves(rule.pred) if isinstance(p, S.TargetIn)]
+    return bool(leaves) and all(not p.targets for p in leaves)
 
 
 def _param_operands(k: ir.Kernel, ins: ir.Instr, rule: Any) -> list:
