@@ -405,7 +405,7 @@ def _basic_subscript(t: NkiTensor, keys: list, exact: bool = True) -> NkiTensor:
             offset += stride * start
         elif isinstance(k, slice):
             start, stop, step, written = _norm_slice(k, dim)
-            oob |= _check_slice(t, axis, start, stop, dim, written, False, item)
+            oob |= _check_slice(t, axis, start, stop, dim, written, False, item, step)
             n = max(0, -(-(stop - start) // step))
             shape.append(n)
             strides.append(stride * step)
@@ -487,11 +487,14 @@ def take_deferred() -> tuple:
 
 
 def _check_slice(t: NkiTensor, axis: int, start: int, stop: int, dim: int, written: bool, dynamic: bool,
-                 item: int = 0) -> bool:
+                 item: int = 0, step: int = 1) -> bool:
     problems = []
     if start < 0:
         problems.append(f"slice start {start} is negative on {_where(t, axis, dim)}")
-    if written and stop > dim:
+    if written and step != 1 and start < stop and start + step * (-(-(stop - start) // step) - 1) >= dim:
+        # a stepped slice: its last element must be in the axis (x[1:257:2] of 256 rows reads up to row 255)
+        problems.append(f"slice {start}:{stop}:{step} runs past the end of {_where(t, axis, dim)}")
+    elif written and step == 1 and stop > dim:
         problems.append(f"slice {start}:{stop} runs past the end of {_where(t, axis, dim)}")
     if written and start > stop:
         problems.append(f"slice {start}:{stop} on {_where(t, axis, dim)} has its start after its end")

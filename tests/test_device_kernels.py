@@ -77,7 +77,8 @@ CASES = {
         "suffix_sums_reading_the_block_not_yet_written")} | {
         "width_of_the_half_block": ([r(128, 512), 2],), "width_of_the_block_after_the_half_block": ([r(128, 512), 2],)},
     "b2_strided_views.py": {"channels_to_groups": ([r(128, 96), 4],),
-                            "channels_to_groups_starting_one_channel_late": ([r(128, 96), 4],)},
+                            "channels_to_groups_starting_one_channel_late": ([r(128, 96), 4],),
+                            "odd_rows": ([r(256, 64)],), "odd_rows_from_the_third": ([r(256, 64)],)},
     "b1_spmd_races.py": {
         "nki_tensor_add_nc2": ([r(512, 1024), r(512, 1024)], None, "nki_tensor_add_kernel_"),
         "add_rows_overlapping_launch": ([r(512, 512), r(512, 512)], None, "add_rows_overlapping")},

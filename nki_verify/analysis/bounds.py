@@ -175,7 +175,15 @@ def _item(ka: KernelAnalysis, t: ir.Tensor, axis: int, dim: E.Expr, item: ir.Axi
     q = (("start", start), ("end", stop), ("size", dim))
     out = [Obligation("NKI101", E.ge(start, 0), facts, span, f"slice start {show(start)} is negative on {where}", q,
                       loops=loops)]
-    if item.written_stop:
+    step = getattr(item, "step", E.ONE)
+    if item.written_stop and step != E.ONE:
+        # a stepped slice touches start, start + step, ... below stop: its last element must be in the axis
+        # (x[1:257:2] of 256 rows reads up to row 255, as x[1::2] does)
+        last = E.add(start, E.mul(step, E.sub(E.ceildiv(E.sub(stop, start), step), 1)))
+        out.append(Obligation("NKI101", E.implies(E.lt(start, stop), E.lt(last, dim)), facts, span,
+                              f"slice {show(start)}:{show(stop)}:{show(step)} runs past the end of {where}",
+                              q + (("last element", last),), loops=loops))
+    elif item.written_stop:
         out.append(Obligation("NKI101", E.le(stop, dim), facts, span,
                               f"slice {show(start)}:{show(stop)} runs past the end of {where}", q, loops=loops))
         out.append(Obligation("NKI101", E.le(start, stop), facts, span,

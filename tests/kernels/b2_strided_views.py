@@ -37,3 +37,24 @@ def channels_to_groups_starting_one_channel_late(x, groups: int):
         nisa.tensor_copy(dst=yt[:, c * G:(c + 1) * G], src=xt[:, c + 1:F:C])  # expect: NKI501 warning
     nisa.dma_copy(dst=out, src=yt)
     return out
+
+
+@nki.jit
+def odd_rows(x):
+    # x[1:257:2] of 256 rows reads rows 1, 3, ..., 255: the stop past the end is never reached
+    assert x.shape == (256, 64)
+    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[1:257:2, :])
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def odd_rows_from_the_third(x):
+    assert x.shape == (256, 64)
+    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[3:259:2, :])  # expect: NKI101 error
+    nisa.dma_copy(dst=out, src=t)
+    return out
