@@ -143,6 +143,8 @@ CASES = {
         "bias_used_on_every_path": ([r(128, 512), r(128, 512)],),
         "bias_used_past_its_end": ([r(128, 512), r(128, 512)],),
         "bias_only_when_given": ([r(128, 512)],), "view_of_a_maybe_split_tensor": ([r(128, 1024), 1],),
+        "tile_height_from_an_optional_config": ([r(384, 256)],),
+        "tile_height_from_an_optional_config_too_tall": ([r(512, 256)],),
         "view_of_a_maybe_split_tensor_past_the_end": ([r(128, 1024), 1],)},
     "b2_rearrange.py": {"heads_first": ([r(128, 512)],), "heads_first_one_too_many": ([r(128, 512)],),
                         "swap_groups_on_chip": ([r(128, 96)],), "split_that_does_not_divide": ([r(128, 96)],),

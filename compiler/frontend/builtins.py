@@ -500,6 +500,10 @@ def b_getattr(it: Any, args: list, kw: dict, node: Any) -> Any:
     if not isinstance(name, str):
         raise V.NotUnderstood("getattr() with a name that is not known", node)
     if len(args) > 2:
+        if obj is None or isinstance(obj, (bool, int, float, str)) and not hasattr(obj, name):
+            return args[2]  # `getattr(cfg, "tile", 256)` with cfg left at None: the default, not a dereference
+        if isinstance(obj, V.Phi):
+            return it._on_phi(obj, lambda side: b_getattr(it, [side, name, args[2]], kw, node))
         if isinstance(obj, V.Instance) and name not in obj.attrs and obj.cls.lookup(name) is V.MISSING:
             return args[2]
         if isinstance(obj, V.ClassVal) and obj.lookup(name) is V.MISSING:

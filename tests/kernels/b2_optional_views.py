@@ -99,3 +99,30 @@ def view_of_a_maybe_split_tensor_past_the_end(x, split: int):
     nisa.dma_copy(dst=t[0:128, 0:256 * len(v.shape)], src=x[0:128, 0:256 * len(v.shape)])  # expect: NKI101 warning
     nisa.dma_copy(dst=out, src=t)
     return out
+
+
+@nki.jit
+def tile_height_from_an_optional_config(x, cfg=None):
+    # getattr with a default on a config left at None: the default (no dereference of None)
+    rows, cols = x.shape
+    height = getattr(cfg, "height", 128)
+    assert rows % height == 0 and cols <= 512
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(rows // height):
+        t = nl.ndarray((height, cols), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[i * height:(i + 1) * height, :])
+        nisa.dma_copy(dst=out[i * height:(i + 1) * height, :], src=t)
+    return out
+
+
+@nki.jit
+def tile_height_from_an_optional_config_too_tall(x, cfg=None):
+    rows, cols = x.shape
+    height = getattr(cfg, "height", 256)
+    assert rows % height == 0 and cols <= 512
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(rows // height):
+        t = nl.ndarray((height, cols), dtype=x.dtype, buffer=nl.sbuf)  # expect: NKI201 error
+        nisa.dma_copy(dst=t, src=x[i * height:(i + 1) * height, :])
+        nisa.dma_copy(dst=out[i * height:(i + 1) * height, :], src=t)
+    return out
