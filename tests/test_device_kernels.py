@@ -75,7 +75,8 @@ CASES = {
         "fill_from_the_right", "fill_from_the_right_but_not_the_first_block",
         "copy_from_the_right_starting_one_past_the_end", "suffix_sums",
         "suffix_sums_reading_the_block_not_yet_written")} | {
-        "width_of_the_half_block": ([r(128, 512), 2],), "width_of_the_block_after_the_half_block": ([r(128, 512), 2],)},
+        "width_of_the_half_block": ([r(128, 512), 2],), "width_of_the_block_after_the_half_block": ([r(128, 512), 2],),
+        "first_tile_then_the_rest": ([r(384, 256)],), "first_tile_then_the_rest_one_row_too_many": ([r(384, 256)],)},
     "b2_strided_views.py": {"channels_to_groups": ([r(128, 96), 4],),
                             "channels_to_groups_starting_one_channel_late": ([r(128, 96), 4],),
                             "odd_rows": ([r(256, 64)],), "odd_rows_from_the_third": ([r(256, 64)],)},

@@ -274,6 +274,13 @@ def b_enumerate(it: Any, args: list, kw: dict, node: Any) -> Any:
         k = it.fresh_seq_var()
         elem = it.subst_value(seq.elem, {seq.var: k})
         return V.PyList(it.heap, [], V.SymSeq(k, seq.length, (E.lower(E.add(k, start)), elem)))
+    if isinstance(x, V.PyList) and x.items and x.tail is not None and \
+            _as_symseq(it, V.PyList(it.heap, [], x.tail)) is not None:
+        # `enumerate([first] + rest)`: the known items, then the rest numbered after them
+        head = [(E.lower(E.add(i, start)), v) for i, v in enumerate(x.items)]
+        k = it.fresh_seq_var()
+        elem = it.subst_value(x.tail.elem, {x.tail.var: k})
+        return V.PyList(it.heap, head, V.SymSeq(k, x.tail.length, (E.lower(E.add(k, len(x.items) + start)), elem)))
     items = it.iterate_known(x, node)
     return V.PyList(it.heap, [(E.lower(E.add(i, start)) if not isinstance(start, int) else i + start, v)
                               for i, v in enumerate(items)])

@@ -644,6 +644,15 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             if len(value) != len(elts):
                 self.rank_mismatch(value.param, len(elts) + value.dropped)
             self._rank_confirmed.add(value.param)
+        if star and star[0] == len(elts) - 1 and isinstance(value, (V.PyList, V.SymSeq)) and \
+                (value.tail is not None if isinstance(value, V.PyList) else True):
+            # `first, *rest = tiles` of a list of symbolic length: the leading items by index (each one checked
+            # against the length), the rest a slice
+            i = star[0]
+            for k, e in enumerate(elts[:i]):
+                self.assign(e, self.seq_getitem(value, k, node), node)
+            self.assign(elts[i].value, self.seq_getitem(value, slice(i, None, None), node), node)
+            return
         items = self.iterate_known(value, node, expect=None if star else len(elts))
         if star:
             i = star[0]

@@ -203,8 +203,8 @@ class OpsMixin:
         if isinstance(a, V.PyList) and isinstance(b, V.PyList) and op is ast.Add:
             if a.tail is None and b.tail is None:
                 return V.PyList(self.heap, a.items + b.items)
-            if a.tail is None and not b.items and b.tail is not None and not a.items:
-                return V.PyList(self.heap, [], b.tail)
+            if a.tail is None and b.tail is not None:
+                return V.PyList(self.heap, a.items + b.items, b.tail)  # `[first] + rest`: known items, then the rest
         if isinstance(a, V.PyList) and V.is_known_int(b) and op is ast.Mult and a.tail is None:
             return V.PyList(self.heap, a.items * b)
         if isinstance(a, V.PyList) and V.is_int(b) and op is ast.Mult and a.tail is None and len(a.items) == 1:

@@ -120,3 +120,34 @@ def width_of_the_block_after_the_half_block(x, wide: int):
     nisa.dma_copy(dst=t[:, w // 2:256], src=x[:, w // 2:256])
     nisa.dma_copy(dst=out, src=t)
     return out
+
+
+def _row_tiles(rows):
+    return [(i * 128, 128) for i in range(rows // 128)]
+
+
+@nki.jit
+def first_tile_then_the_rest(x):
+    # `first, *rest = tiles` of a list whose length is symbolic, then `enumerate([first] + rest)`
+    rows, cols = x.shape
+    assert rows % 128 == 0 and rows >= 128 and cols <= 512
+    first, *rest = _row_tiles(rows)
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i, (r0, n) in enumerate([first] + rest):
+        t = nl.ndarray((128, cols), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t[0:n, :], src=x[r0:r0 + n, :])
+        nisa.dma_copy(dst=out[r0:r0 + n, :], src=t[0:n, :])
+    return out
+
+
+@nki.jit
+def first_tile_then_the_rest_one_row_too_many(x):
+    rows, cols = x.shape
+    assert rows % 128 == 0 and rows >= 128 and cols <= 512
+    first, *rest = _row_tiles(rows)
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i, (r0, n) in enumerate([first] + rest):
+        t = nl.ndarray((129, cols), dtype=x.dtype, buffer=nl.sbuf)  # expect: NKI201 error
+        nisa.dma_copy(dst=t[0:n + 1, :], src=x[r0:r0 + n + 1, :])  # expect: NKI101 warning, NKI101 warning
+        nisa.dma_copy(dst=out[r0:r0 + n, :], src=t[0:n, :])
+    return out
