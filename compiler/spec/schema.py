@@ -89,7 +89,9 @@ class Dim(Term, Record):
         return s[self.axis]
 
     def show(self) -> str:
-        return f"{self.role}.shape[{self.axis}]"
+        # in words, not `x.shape[0]`: an operand role (nl.add's `x`) is often also the name of a kernel input,
+        # whose dimensions the counterexample lists in that form
+        return f"partitions of {self.role}" if self.axis == 0 else f"size of axis {self.axis} of {self.role}"
 
 
 class Free(Term, Record):
