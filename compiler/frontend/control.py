@@ -348,8 +348,11 @@ class ControlMixin:
                     if self._unrolled_iteration(st, item):
                         return
             seq = it.tail
+            # the loop runs over the position in the sequence: named for the target only when the target is that
+            # position (else `for s, n in tiles` would show the position as `s = 1`)
+            label = st.target if seq.elem is seq.var and not it.items else ast.Name(id=f"{_label(st.target)}_iter")
             self.loop_over(st, "range", 0, seq.length, 1, lambda var: self.subst_value(seq.elem, {seq.var: var}),
-                           label_from=st.target)
+                           label_from=label)
             self.exec_block(st.orelse)
             return
         if isinstance(it, V.Unknown):
