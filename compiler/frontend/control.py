@@ -348,6 +348,9 @@ class ControlMixin:
                     if self._unrolled_iteration(st, item):
                         return
             seq = it.tail
+            if isinstance(seq.elem, V.Guarded):
+                self._guarded_loop(st, seq)
+                return
             # the loop runs over the position in the sequence: named for the target only when the target is that
             # position (else `for s, n in tiles` would show the position as `s = 1`)
             label = st.target if seq.elem is seq.var and not it.items else ast.Name(id=f"{_label(st.target)}_iter")
@@ -382,6 +385,30 @@ class ControlMixin:
         finally:
             del f.pc[base:]
         return False
+
+    def _guarded_loop(self, st: ast.For, seq: V.SymSeq) -> None:
+        """`for s, n in tiles` over a list appended under a condition: over every iteration of the loop that
+        built it, the body running only where that iteration appended (`for k: if cond(k): body(item(k))`), so
+        that what the body carries across iterations merges like any branch."""
+        guard = "\0guard"
+        body = ast.If(test=ast.Name(id=guard, ctx=ast.Load()), body=st.body, orelse=[])
+        ast.copy_location(body, st.body[0])
+        target = ast.Tuple(elts=[st.target, ast.Name(id=guard, ctx=ast.Store())], ctx=ast.Store())
+        ast.copy_location(target, st.target)
+        loop = ast.For(target=target, iter=st.iter, body=[body], orelse=[], type_comment=None)
+        ast.copy_location(loop, st)
+        ast.fix_missing_locations(loop)
+        label = ast.Name(id=f"{_label(st.target)}_iter")
+
+        def elem(var: E.Sym) -> tuple:
+            g = self.subst_value(seq.elem, {seq.var: var})
+            return (g.value, g.cond)
+
+        try:
+            self.loop_over(loop, "range", 0, seq.length, 1, elem, label_from=label)
+        finally:
+            self.frame.locals.pop(guard, None)
+        self.exec_block(st.orelse)
 
     def for_range(self, st: ast.For, r: V.RangeVal) -> None:
         start, stop, step = r.start, r.stop, r.step
@@ -983,6 +1010,9 @@ class ControlMixin:
             self.note_read(v)
             if v.tail is None:
                 return list(v.items)
+            if isinstance(v.tail.elem, V.Guarded):
+                raise V.NotUnderstood("a list a loop appended to under a condition, used other than by a loop "
+                                      "over it", node)
             n = v.tail.length
             if isinstance(n, int) and n <= MAX_SEQ_UNROLL:
                 return list(v.items) + [self.subst_value(v.tail.elem, {v.tail.var: i}) for i in range(n)]
@@ -1059,6 +1089,9 @@ class ControlMixin:
                          self.subst_value(v.step, m, depth + 1))
         if isinstance(v, V.Register):
             return v
+        if isinstance(v, V.Guarded):
+            return V.Guarded(self.as_bexpr(self.subst_value(v.cond, m, depth + 1)), self.subst_value(v.value, m,
+                                                                                                    depth + 1))
         return v
 
     def _mentions_any(self, v: Any, m: dict) -> bool:
@@ -1080,6 +1113,8 @@ class ControlMixin:
             return any(self._mentions_deep(x, keys, depth + 1) for x in v.attrs.values())
         if isinstance(v, V.PyDict):
             return any(self._mentions_deep(x, keys, depth + 1) for x in v.items.values())
+        if isinstance(v, V.Guarded):
+            return bool(E.free_syms(v.cond) & keys) or self._mentions_deep(v.value, keys, depth + 1)
         if isinstance(v, (V.TensorVal, V.SymSeq, V.IndexGrid, V.Phi, V.SymFloat, slice)):
             return True
         return False

@@ -544,6 +544,13 @@ class OpsMixin:
             (i1, t1), (i2, t2) = s1, s2
             if len(i1) == len(i2) and t1 is t2:
                 return ([self.merge(c, x, y) for x, y in zip(i1, i2)], t1)
+            if t1 is None and t2 is None and abs(len(i1) - len(i2)) == 1 and \
+                    any(id(obj) in tr.appended for tr in self.loop_tracks):
+                # appended on one side only, in a loop the summary pass is following: the item is guarded by that
+                # side's condition (the pass keeps it only as a summarised sequence, see `_judge_pass`)
+                (longer, cond), shorter = ((i1, c), i2) if len(i1) > len(i2) else ((i2, E.bnot(c)), i1)
+                if all(a is b for a, b in zip(longer, shorter)):
+                    return (list(shorter) + [V.Guarded(cond, longer[-1])], None)
             raise V.NotUnderstood("a list whose length depends on a symbolic condition")
         if isinstance(obj, (V.Instance, V.PyDict)):
             out = {}

@@ -414,6 +414,14 @@ class Register(Record):
     _defaults = {'known': None}
 
 
+class Guarded(Record):
+    """An item a loop appended only on some iterations (`if s < end: tiles.append(...)`): there when `cond`
+    holds.  Only a loop over the list reads it (its body runs under `cond`); other uses are not modelled."""
+
+    _fields = ('cond', 'value')
+    __slots__ = _fields
+
+
 class HostArray(Record):
     """A framework/numpy array at a launch site: only its shape and dtype matter."""
 
