@@ -81,7 +81,9 @@ CASES = {
                             "channels_to_groups_starting_one_channel_late": ([r(128, 96), 4],),
                             "odd_rows": ([r(256, 64)],), "odd_rows_from_the_third": ([r(256, 64)],)},
     "b2_conditional_lists.py": {"copy_a_row_range": ([r(384, 256), 100, 300],),
-                                "copy_a_row_range_one_row_past_each_tile": ([r(384, 256), 200, 384],)},
+                                "copy_a_row_range_one_row_past_each_tile": ([r(384, 256), 200, 384],),
+                                "copy_rows_tiled_by_a_while_loop": ([r(300, 256)],),
+                                "copy_rows_tiled_by_a_while_loop_without_the_tail": ([r(320, 256)],)},
     "b1_spmd_races.py": {
         "nki_tensor_add_nc2": ([r(512, 1024), r(512, 1024)], None, "nki_tensor_add_kernel_"),
         "add_rows_overlapping_launch": ([r(512, 512), r(512, 512)], None, "add_rows_overlapping")},

@@ -866,7 +866,7 @@ class ControlMixin:
         """A while loop on a symbolic condition: analysed once, its carried state unknown."""
         f = self.frame
         names = assigned_names(st.body)
-        if self._integer_search_loop(st, names):
+        if self._integer_search_loop(st, names) or self._counting_while(st, names):
             return
         if self.kb is not None and names:
             self.not_understood("a while loop whose condition is symbolic: values it updates are treated as "
@@ -889,6 +889,47 @@ class ControlMixin:
         for name in names:
             if name in f.locals:
                 f.locals[name] = V.Unknown(f"value of {name} after a while loop")
+
+    def _counting_while(self, st: ast.While, names: set) -> bool:
+        """`while c < n: ...; c += step` (the counter's only update, last; no break, continue or return; n and
+        step not changed by the body): the loop `for c in range(c0, n, step)`, after which c is the first value
+        past n.  Lists it builds, tiles it writes and what it carries are then followed like any range loop's."""
+        f = self.frame
+        test, body = st.test, st.body
+        if self.kb is None or not body or not isinstance(test, ast.Compare) or len(test.ops) != 1 or \
+                not isinstance(test.ops[0], (ast.Lt, ast.LtE)) or not isinstance(test.left, ast.Name):
+            return False
+        name = test.left.id
+        last = body[-1]
+        if not (isinstance(last, ast.AugAssign) and isinstance(last.op, ast.Add) and isinstance(last.target, ast.Name)
+                and last.target.id == name):
+            return False
+        if assigned_names(body[:-1]) & {name} or any(isinstance(n, (ast.Break, ast.Continue, ast.Return))
+                                                     for s in body for n in walk(s)):
+            return False
+        used = {n.id for e in (test.comparators[0], last.value) for n in walk(e) if isinstance(n, ast.Name)}
+        if used & names:
+            return False  # the bound or the step changes in the loop
+        start = f.locals.get(name)
+        if not V.is_int(start):
+            return False
+        stop, step = self.eval(test.comparators[0]), self.eval(last.value)
+        if not (V.is_int(stop) and V.is_int(step)):
+            return False
+        if isinstance(test.ops[0], ast.LtE):
+            stop = E.lower(E.add(stop, 1))
+        positive = isinstance(step, int) and step > 0 or not isinstance(step, int) and \
+            self.decide(E.ge(E.lift(step), 1)) is True
+        if not positive:
+            return False
+        loop = ast.For(target=ast.Name(id=name, ctx=ast.Store()), iter=test, body=body[:-1] or [ast.Pass()],
+                       orelse=[], type_comment=None)
+        ast.copy_location(loop, st)
+        ast.fix_missing_locations(loop)
+        self.for_range(loop, V.RangeVal(start, stop, step, "range"))
+        f.locals[name] = E.lower(E.add(start, E.mul(step, trip_count(start, stop, step, True))))
+        self.exec_block(st.orelse)
+        return True
 
     def _integer_search_loop(self, st: ast.While, names: set) -> bool:
         """`while N % g or g * D > 128: g -= 1` (a search over integers, no side effects): its result is a
