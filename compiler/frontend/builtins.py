@@ -29,7 +29,7 @@ def b_len(it: Any, args: list, kw: dict, node: Any) -> Any:
         return len(x)
     if isinstance(x, V.PyList):
         it.note_read(x)
-        if x.tail is not None and isinstance(x.tail.elem, V.Guarded):
+        if V.guarded(x):
             # appended under a condition: between none and all of the loop's iterations
             return it.fresh_int("<length of a list appended to under a condition>", "unknown", len(x.items),
                                 E.lower(E.add(len(x.items) + 1, x.tail.length)))
@@ -291,9 +291,8 @@ def b_enumerate(it: Any, args: list, kw: dict, node: Any) -> Any:
 
 
 def _as_symseq(it: Any, x: Any) -> V.SymSeq | None:
-    if isinstance(x, V.PyList) and x.tail is not None and isinstance(x.tail.elem, V.Guarded) or \
-            isinstance(x, V.SymSeq) and isinstance(x.elem, V.Guarded):
-        raise V.NotUnderstood("a list a loop appended to under a condition, used other than by a loop over it")
+    if V.guarded(x):
+        raise V.NotUnderstood(V.GUARDED_USE)
     if isinstance(x, V.SymSeq):
         return x
     if isinstance(x, V.PyList) and x.tail is not None and not x.items:

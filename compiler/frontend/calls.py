@@ -797,9 +797,8 @@ class CallsMixin:
                 raise V.PathAbort()
             self._index_check(E.band(E.ge(k, -n), E.lt(k, n)), f"index {E.short(k)} of a sequence of length {n}", node)
             return self._select(k, items, node)
-        if isinstance(tail.elem, V.Guarded):
-            raise V.NotUnderstood("an item of a list a loop appended to under a condition (which item is which is "
-                                  "not followed)", node)
+        if V.guarded(tail):
+            raise V.NotUnderstood(V.GUARDED_USE, node)
         length = E.lower(E.add(n, tail.length))
         if isinstance(k, int) and k < 0:
             k = E.lower(E.add(length, k))
@@ -832,8 +831,8 @@ class CallsMixin:
         if tail is None and all(p is None or isinstance(p, int) for p in parts):
             out = items[slice(*parts)]
             return tuple(out) if is_tuple else V.PyList(self.heap, out)
-        if tail is not None and isinstance(tail.elem, V.Guarded):
-            raise V.NotUnderstood("a slice of a list a loop appended to under a condition", node)
+        if V.guarded(tail):
+            raise V.NotUnderstood(V.GUARDED_USE, node)
         if tail is not None and not items and (key.step is None or key.step == 1):
             n = tail.length
             lo = 0 if key.start is None else self.as_int(key.start)

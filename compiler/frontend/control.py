@@ -348,12 +348,12 @@ class ControlMixin:
                     if self._unrolled_iteration(st, item):
                         return
             seq = it.tail
-            if isinstance(seq.elem, V.Guarded):
+            if V.guarded(seq):
                 self._guarded_loop(st, seq)
                 return
             # the loop runs over the position in the sequence: named for the target only when the target is that
             # position (else `for s, n in tiles` would show the position as `s = 1`)
-            label = st.target if seq.elem is seq.var and not it.items else ast.Name(id=f"{_label(st.target)}_iter")
+            label = st.target if seq.elem is seq.var and not it.items else _iter_label(st.target)
             self.loop_over(st, "range", 0, seq.length, 1, lambda var: self.subst_value(seq.elem, {seq.var: var}),
                            label_from=label)
             self.exec_block(st.orelse)
@@ -398,7 +398,7 @@ class ControlMixin:
         loop = ast.For(target=target, iter=st.iter, body=[body], orelse=[], type_comment=None)
         ast.copy_location(loop, st)
         ast.fix_missing_locations(loop)
-        label = ast.Name(id=f"{_label(st.target)}_iter")
+        label = _iter_label(st.target)
 
         def elem(var: E.Sym) -> tuple:
             g = self.subst_value(seq.elem, {seq.var: var})
@@ -431,7 +431,7 @@ class ControlMixin:
             # a loop that counts down (`range(n - 1, -1, -1)`): analysed over its iteration number k, from 0 up
             # to the trip count, the target being start + k*step, so that every analysis reads loops one way
             # (indices from start below stop, earlier iterations first)
-            label = ast.Name(id=f"{_label(st.target)}_iter") if isinstance(st.target, ast.Name) else st.target
+            label = _iter_label(st.target) if isinstance(st.target, ast.Name) else st.target
             self.loop_over(st, r.kind, 0, trip, 1, lambda k: E.lower(E.add(start, E.mul(k, step))),
                            label_from=label, dialect=r.dialect)
         else:
@@ -1051,9 +1051,8 @@ class ControlMixin:
             self.note_read(v)
             if v.tail is None:
                 return list(v.items)
-            if isinstance(v.tail.elem, V.Guarded):
-                raise V.NotUnderstood("a list a loop appended to under a condition, used other than by a loop "
-                                      "over it", node)
+            if V.guarded(v):
+                raise V.NotUnderstood(V.GUARDED_USE, node)
             n = v.tail.length
             if isinstance(n, int) and n <= MAX_SEQ_UNROLL:
                 return list(v.items) + [self.subst_value(v.tail.elem, {v.tail.var: i}) for i in range(n)]
@@ -1169,6 +1168,12 @@ def _names(t: ast.AST) -> list:
     if isinstance(t, ast.Starred):
         return _names(t.value)
     return []
+
+
+def _iter_label(t: ast.AST) -> ast.Name:
+    """The name of a loop's iteration number when the target is not that number (a count-down loop's `c`, a
+    sequence's items): `c_iter`."""
+    return ast.Name(id=f"{_label(t)}_iter")
 
 
 def _label(t: ast.AST | None) -> str:

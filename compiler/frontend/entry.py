@@ -390,27 +390,18 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) 
         except V.RankRetry as r:
             if r.rank < V.KIND_OBJECT or r.rank > 8:
                 break
-            if r.soft or r.param in soft:
-                seen = tried.setdefault(r.param, {overrides.get(r.param, 2)})
-                if r.soft and r.rank in seen:
+            seen = tried.setdefault(r.param, {overrides.get(r.param, 2)})
+            if r.soft:
+                if r.rank in seen:
                     interp._no_soft.add(r.param)  # tried already: the hint is not followed again
                     continue
-                if not r.soft:
-                    # a use that settles the rank otherwise than the hint: it wins, and the hint is not taken again
-                    soft.discard(r.param)
-                    interp._no_soft.add(r.param)
-                    tried[r.param] = {r.rank}
-                else:
-                    soft.add(r.param)
-                    seen.add(r.rank)
-                overrides[r.param] = r.rank
-                if r.at_least:
-                    at_least.add(r.param)
-                else:
-                    at_least.discard(r.param)
-                continue
-            seen = tried.setdefault(r.param, {overrides.get(r.param, 2)})
-            if r.rank in seen:
+                soft.add(r.param)
+            elif r.param in soft:
+                # a use that settles the rank otherwise than the hint: it wins, and the hint is not taken again
+                soft.discard(r.param)
+                interp._no_soft.add(r.param)
+                seen.clear()
+            elif r.rank in seen:
                 if r.rank > 0 and len(seen) >= 1 and all(x > 0 for x in seen):
                     conflict = (r.param, sorted(seen))
                 break

@@ -610,11 +610,10 @@ class NkiMixin:
         still a guess (a later use corrects it); a use that settles the rank first (`a, b = x.shape`), or one
         that contradicts the hint afterwards, keeps the guess and the finding.  Likewise a tile loaded from such
         an operand (`nl.load(x[0])`) whose partition dimension certainly exceeds the partitions: one more."""
-        if getattr(self, "_no_retry", False) or self.kb is None:
+        if self._no_retry or self.kb is None:
             return
-        guessed = getattr(self, "_guessed_ranks", {})
-        settled = getattr(self, "_exact_params", set()) | getattr(self, "_rank_confirmed", set()) | \
-            getattr(self, "_no_soft", set()) | set(getattr(self, "_rank_split", ()))
+        guessed = self._guessed_ranks
+        settled = self._exact_params | self._rank_confirmed | self._no_soft | set(getattr(self, "_rank_split", ()))
         for role, tv in views.items():
             param = guessed.get(tv.tensor.id)
             rank, full = len(tv.shape), len(tv.tensor.shape)
@@ -627,7 +626,7 @@ class NkiMixin:
                 raise V.RankRetry(param, full + 1, at_least=True, soft=True)
             if wider <= rank:
                 continue
-            b = _CallShapes(self.kb, operands, attrs)
+            b = spec.OperandBinding(self.kb.target, self.kb.tensors, operands, attrs)
             for rule in ins.rules:
                 if rule.code != "NKI501" or not rule.applies(self.kb.target, form):
                     continue
@@ -942,39 +941,6 @@ def _literal(text: str) -> Any:
     except (ValueError, SyntaxError):
         return _NOT_LITERAL
     return v if isinstance(v, (int, float, str, bool, type(None), tuple)) else _MUTABLE
-
-
-class _CallShapes:
-    """The shapes of one call's operands, for the spec's shape rules while the front end builds the call."""
-
-    def __init__(self, kb: Any, operands: list, attrs: list) -> None:
-        self.target = get_target(kb.target)
-        self.kb = kb
-        self.ops: dict = {}
-        for o in operands:
-            self.ops.setdefault(o.role, o)
-        self.attrs = dict(attrs)
-
-    def has(self, role: str) -> bool:
-        return role in self.ops or self.attrs.get(role, SPEC_MISSING) not in (SPEC_MISSING, None)
-
-    def is_tensor(self, role: str) -> bool:
-        return role in self.ops
-
-    def shape(self, role: str) -> tuple | None:
-        o = self.ops.get(role)
-        return None if o is None else tuple(E.lower(d) for d in o.shape)
-
-    def dtype(self, role: str) -> str | None:
-        o = self.ops.get(role)
-        return None if o is None else o.dtype or self.kb.tensors[o.tensor].dtype
-
-    def buffer(self, role: str) -> str | None:
-        o = self.ops.get(role)
-        return None if o is None else self.kb.tensors[o.tensor].buffer
-
-    def attr(self, name: str) -> Any:
-        return self.attrs.get(name, SPEC_MISSING)
 
 
 def _rule_roles(rule: Any) -> set:

@@ -422,6 +422,15 @@ class Guarded(Record):
     __slots__ = _fields
 
 
+GUARDED_USE = "a list a loop appended to under a condition, used other than by a loop over it"
+
+
+def guarded(x: Any) -> bool:
+    """A list (or the summarised sequence of one) whose items a loop appended under a condition (`Guarded`)."""
+    seq = x.tail if isinstance(x, PyList) else x
+    return isinstance(seq, SymSeq) and isinstance(seq.elem, Guarded)
+
+
 class HostArray(Record):
     """A framework/numpy array at a launch site: only its shape and dtype matter."""
 

@@ -12,6 +12,8 @@ from .schema import (
     Lit, Numel, Operand, Result, Rule, TargetIn, same_tile, sig,
 )
 
+from .isa import NOT_ALU_OPS
+
 R, W = "r", "w"
 
 BINARY = (
@@ -37,7 +39,7 @@ _DST = Operand("dst", W, ON_CHIP)
 def _unsupported(name: str) -> tuple:
     """Beta 2's element-wise wrappers the release notes list as not supported on the hardware."""
     b2 = frozenset({"beta2"})
-    if name in ("divide", "fmod", "mod"):
+    if name in NOT_ALU_OPS:
         what = "division" if name == "divide" else "modulo"
         return (Rule("NKI503", TargetIn(frozenset()),
                      f"not supported on the hardware: {what} is not an instruction (it works in simulation "

@@ -6,50 +6,9 @@ from typing import Any
 
 from compiler import expr as E
 from compiler import ir, spec
-from compiler.spec.schema import MISSING
-from compiler.spec.targets import get_target
 
 from .engine import KernelAnalysis, Obligation
 from .limits import display
-
-
-class InstrBinding:
-    """What a spec rule may ask about one IR instruction."""
-
-    def __init__(self, kernel: ir.Kernel, ins: ir.Instr) -> None:
-        self.target = get_target(kernel.target)
-        self.k = kernel
-        self.ins = ins
-        self.ops = {}
-        for o in ins.operands:
-            self.ops.setdefault(o.role, o)
-        self.attrs = dict(ins.attrs)
-
-    def has(self, role: str) -> bool:
-        if role in self.ops:
-            return True
-        v = self.attrs.get(role, MISSING)
-        return v is not MISSING and v is not None
-
-    def is_tensor(self, role: str) -> bool:
-        return role in self.ops
-
-    def shape(self, role: str) -> tuple | None:
-        o = self.ops.get(role)
-        return None if o is None else tuple(E.lower(d) for d in o.shape)
-
-    def dtype(self, role: str) -> str | None:
-        o = self.ops.get(role)
-        if o is None:
-            return None
-        return o.dtype or self.k.tensors[o.tensor].dtype
-
-    def buffer(self, role: str) -> str | None:
-        o = self.ops.get(role)
-        return None if o is None else self.k.tensors[o.tensor].buffer
-
-    def attr(self, name: str) -> Any:
-        return self.attrs.get(name, MISSING)
 
 
 def instruction_obligations(ka: KernelAnalysis) -> list:
@@ -59,7 +18,7 @@ def instruction_obligations(ka: KernelAnalysis) -> list:
         decl = spec.find(ins.op)
         if decl is None:
             continue
-        b = InstrBinding(k, ins)
+        b = spec.OperandBinding(k.target, k.tensors, ins.operands, ins.attrs)
         facts = ka.local_facts(ins.ctx, ins.iotas, ins.mask)
         for rule in decl.all_rules():
             if not rule.applies(k.target, ins.dialect):
@@ -106,7 +65,7 @@ def _param_operands(k: ir.Kernel, ins: ir.Instr, rule: Any) -> list:
     return out
 
 
-def _quantities(pred: Any, b: InstrBinding) -> tuple:
+def _quantities(pred: Any, b: spec.OperandBinding) -> tuple:
     """The two sides of a comparison, for the 'here: ...' part of a message."""
     from compiler.spec import schema as S
 
