@@ -92,11 +92,16 @@ def analyze_source(text: str, path: str, options: Options | None = None) -> Veri
 def _analyse_file(text: str, path: str, options: Options, fe_opts: frontend.Options, sources: SourceSet,
                   cache: dict, context: Z3Context, result: VerifyResult) -> tuple:
     """(diagnostics, front-end result or None); every z3 object it makes is unreachable once it returns."""
+    # the front end's branch questions get a z3 context of their own, dropped before the checks start: z3's
+    # search depends on the terms made before it, so the checks' verdicts near their resource limits do not move
+    # when the front end asks z3 more or fewer questions
+    oracle = SolverOracle(options.solver_timeout_ms, cache=cache, context=Z3Context())
     try:
-        oracle = SolverOracle(options.solver_timeout_ms, cache=cache, context=context)
         fr = frontend.analyze(text, path, fe_opts, oracle, sources)
     except Exception as exc:  # noqa: BLE001 - an internal failure becomes a located diagnostic, never a traceback
         return [_internal(path, exc)], None
+    finally:
+        oracle.close()
     diags = [_front(issue) for issue in fr.issues]
     shown: dict = {}  # the findings to show so far, across the file's kernels (as `_dedupe` merges them)
     for kernel in fr.kernels:

@@ -298,14 +298,80 @@ def test_front_end_decisions_past_their_budget_explore_both_branches(monkeypatch
     monkeypatch.setattr(oracle.SolverOracle, "_solve", lambda self, *a: calls.append(a) or solve(self, *a))
     decided = analyze_source(text, "k.py")
     assert calls, "the branch needs the solver (F >= 128 follows from F % 128 == 0 only)"
-    original = oracle.SolverOracle.__init__.__defaults__
-    try:
-        oracle.SolverOracle.__init__.__defaults__ = original[:-1] + (0,)
-        undecided = analyze_source(text, "k.py")
-    finally:
-        oracle.SolverOracle.__init__.__defaults__ = original
+    init = oracle.SolverOracle.__init__
+
+    def no_budget(self, *args, **kws) -> None:
+        init(self, *args, **kws)
+        self.budget = 0
+
+    monkeypatch.setattr(oracle.SolverOracle, "__init__", no_budget)
+    calls.clear()
+    undecided = analyze_source(text, "k.py")
+    assert not calls
     assert [(d.code, d.location.line) for d in undecided.diagnostics] == \
         [(d.code, d.location.line) for d in decided.diagnostics]
+
+
+def test_open_branch_conditions_are_witnessed_by_earlier_models_without_the_solver() -> None:
+    """The oracle keeps the solver's models: a condition both of whose sides hold at kept points (every fact
+    checked there) is open without a solver call; a settled one still goes to the solver."""
+    from compiler import expr as E
+    from compiler.ir import SymInfo
+    from nki_verify.analysis.oracle import SolverOracle
+
+    x = E.Sym("x.shape[0]", 1)
+    i = E.Sym("i", 2, "loop")
+
+    class KB:
+        assumptions: list = []
+        symbols = [SymInfo(x, "shape", "x.shape[0]", E.Const(1), None), SymInfo(i, "loop", "i", E.Const(0), E.Const(4))]
+
+    facts = E.band(E.eq(E.mod(x, 128), 0), E.ge(x, 128))
+    oracle = SolverOracle()
+    try:
+        assert oracle.decide(E.ge(x, 256), facts, KB, {}) is None  # two models: x < 256 and x >= 256
+        asked = oracle.queries
+        assert asked == 2
+        assert oracle.decide(E.ge(x, 200), facts, KB, {}) is None  # both sides at those two points
+        assert oracle.queries == asked
+        # a loop index's other values are tried from a point: after `i == 3`, `i == 2` (true at no kept model)
+        assert oracle.decide(E.eq(i, 3), facts, KB, {}) is None
+        asked = oracle.queries
+        assert oracle.decide(E.eq(i, 2), facts, KB, {}) is None
+        assert oracle.queries == asked
+        # settled under the facts: a point shows one side only, the solver proves the other impossible
+        assert oracle.decide(E.eq(E.mod(x, 64), 0), facts, KB, {}) is True
+        assert oracle.decide(E.eq(E.mod(x, 256), 1), facts, KB, {}) is False
+    finally:
+        oracle.close()
+
+
+def test_a_check_every_input_fails_at_its_last_iteration_is_an_error_without_the_quantified_question(
+        monkeypatch) -> None:
+    """Severity: a check that fails for every admissible input is an error.  It is proved by fixing the loop
+    index where the counterexample has it (the last iteration) and asking a question without quantifiers, so
+    the verdict does not hang on the `forall` question z3 finds hard (here made undecided)."""
+    from nki_verify.analysis import solver
+
+    monkeypatch.setattr(solver.Prover, "sometimes_fine", lambda self, *a, **k: None)
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(x):
+            R, C = x.shape
+            assert R % 128 == 0 and C <= 512
+            out = nl.ndarray((R, C), dtype=x.dtype, buffer=nl.shared_hbm)
+            for t in nl.affine_range(R // 128):
+                tile = nl.ndarray((128, C), dtype=x.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=tile, src=x[t * 128 + 1:t * 128 + 129, :])
+                nisa.dma_copy(dst=out[t * 128:t * 128 + 128, :], src=tile)
+            return out
+    """)
+    found = [(d.code, d.severity, d.location.line) for d in verify_source(text, "k.py")]
+    assert ("NKI101", "error", 12) in found, found
 
 
 def test_shared_constants_are_not_written_by_program_instances() -> None:

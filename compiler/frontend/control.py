@@ -84,9 +84,22 @@ def walk_scope(stmts: list) -> Any:
 
 
 def binding_lines(stmts: list) -> dict:
-    """Names bound in these statements (this scope only), with the lines binding them."""
+    """Names bound in these statements (this scope only), with the lines binding them (a new dict: the
+    statements' own are kept on them, as loops and branches ask again for every pass)."""
     out: dict = {}
-    for n in walk_scope(stmts):
+    for st in stmts:
+        own = getattr(st, "_nki_binding_lines", None)
+        if own is None:
+            own = _binding_lines(st)
+            st._nki_binding_lines = own
+        for name, lines in own.items():
+            out.setdefault(name, set()).update(lines)
+    return out
+
+
+def _binding_lines(st: ast.stmt) -> dict:
+    out: dict = {}
+    for n in walk_scope([st]):
         names: list = []
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             names = [n.id]

@@ -442,6 +442,42 @@ class KernelAnalysis:
         return self.prover.sometimes_fine(ob.goal, local, execs, tuple(lazy), rlimit,
                                           reaching=config and ob.code in RADIX_CODES)
 
+    def _fails_at_ends(self, ob: Obligation, local: list, execs: list, lazy: list, model: dict) -> bool:
+        """Every admissible input fails the check at one execution chosen per input: each execution symbol at
+        the end of its range where the counterexample has it (the last program, the last iteration).  A
+        quantifier-free question in place of the severity question's `forall` over the executions, which z3
+        finds far harder, and whose verdict near its resource limit moved with unrelated changes (an error
+        shown as a warning).  True proves `sometimes_fine` False; False says nothing."""
+        bounds = self._bounds(set(execs), local)
+        ends: dict = {}  # symbol -> the ends of its range where the counterexample has it, the upper one first
+        for x in execs:
+            if x in model and x in bounds:
+                at = [e for e in reversed(bounds[x]) if e is not None and _in_model(e, model) == model[x]]
+                if at:
+                    ends[x] = at
+        tried: list = []
+        for pick in (0, -1):  # (where a range has one element, both ends match: the upper, then the lower)
+            choice = {x: at[pick] for x, at in ends.items()}
+            if choice and choice not in tried:
+                tried.append(choice)
+                if self._fails_at(ob, local, lazy, choice):
+                    return True
+        return False
+
+    def _fails_at(self, ob: Obligation, local: list, lazy: list, choice: dict) -> bool:
+        """Every admissible input fails `ob` with the execution symbols at `choice` (expressions over the inputs
+        and each other)."""
+        for _ in range(len(choice)):  # ends given by enclosing loops' indices (a triangular nest)
+            if not any(E.free_syms(e) & choice.keys() for e in choice.values()):
+                break
+            choice = {x: E.substitute(e, choice) for x, e in choice.items()}
+        else:
+            return False
+        there = E.band(*[E.substitute(f, choice) for f in local], E.bnot(E.substitute(ob.goal, choice)))
+        if there == E.FALSE:
+            return False
+        return isinstance(self.prover.find_violation(there, list(lazy)), Proved)
+
     def _undetermined(self, syms: set) -> list:
         """The values among `syms` the front end could not determine."""
         return [s for s in syms if self.info.get(s) is not None and self.info[s].role == "unknown"]
@@ -461,7 +497,8 @@ class KernelAnalysis:
         suggestion = None
         config = _config_in(self.info, inputs)
         if (ob.floor is None or config) and inputs and not ob.definite:
-            fine = self._escapes(ob, local, execs, lazy, config)
+            fine = False if self._fails_at_ends(ob, local, execs, lazy, v.model) else \
+                self._escapes(ob, local, execs, lazy, config)
             if fine is not False:
                 if config:
                     # fields of a configuration object are derived by code outside the kernel: a finding
@@ -470,7 +507,7 @@ class KernelAnalysis:
                 severity = WARNING
                 if self._outranked(ob, severity):
                     return None
-                suggestion = self._extra(self._suggest, ob, local + lazy, inputs)
+                suggestion = self._extra(self._suggest, ob, local + lazy, inputs, v.model)
         model = self._extra(self._nicer_model, ob, local + lazy, [s for s in inputs if s in shown]) or v.model
         shown |= set(ob.show)
         execs = [s for s in execs if s.kind != "index"] + [s for s in ob.show if s not in execs]
@@ -555,7 +592,8 @@ class KernelAnalysis:
                               f"{'it' if one else 'them'} fails while tracing"))
         return tuple(notes)
 
-    def _suggest(self, ob: Obligation, local: list, inputs: list) -> str | None:
+    def _suggest(self, ob: Obligation, local: list, inputs: list, model: dict) -> str | None:
+        """An assertion on the inputs under which the check holds (`model`: the finding's counterexample)."""
         cands: list = []
         if _simple(ob.goal) and all(self._is_input(s) for s in E.free_syms(ob.goal) if isinstance(s, E.Sym)):
             # (only a goal over the inputs: one naming loop indices, or the two iterations' copies of a race
@@ -597,10 +635,16 @@ class KernelAnalysis:
         for s in shape_syms[:3]:
             for c in consts:
                 cands.append(E.le(s, c))
+        refuting = [model]  # violations known: a candidate one of them satisfies cannot be the fix
         for cand in cands[:12]:
-            if cand in (E.TRUE, E.FALSE):
+            if cand in (E.TRUE, E.FALSE) or any(_in_model(cand, m) is True for m in refuting):
                 continue
-            if self.prover.proves_with(cand, ob.goal, local):
+            r = self.prover.find_violation(ob.goal, list(local) + [cand])
+            if isinstance(r, Violated):
+                refuting.append(r.model)
+            # the assertion must leave some admissible input that still reaches the check (one that empties
+            # the loop around it proves nothing useful)
+            elif isinstance(r, Proved) and isinstance(self.prover.find_violation(E.bnot(cand), list(local)), Violated):
                 return f"assert {self.show(cand)}"
         return None
 

@@ -292,16 +292,17 @@ class Translator:
         raise TypeError(f"cannot translate {type(e).__name__}")
 
 
-def make_solver(timeout_ms: int, rlimit: int = RLIMIT, ctx: Any = None) -> Any:
+def make_solver(timeout_ms: int, rlimit: int = RLIMIT, ctx: Any = None, simple: bool = False) -> Any:
+    """`simple`: z3's core solver without the preprocessing tactics (as a solver after `push` is)."""
     z3 = _z3()
-    s = z3.Solver(ctx=ctx)
+    s = z3.SimpleSolver(ctx=ctx) if simple else z3.Solver(ctx=ctx)
     s.set("random_seed", 0)
     s.set("rlimit", rlimit)
     s.set("timeout", int(timeout_ms))
     return s
 
 
-def _assert(s: Any, term: Any) -> None:
+def assert_term(s: Any, term: Any) -> None:
     """`s.add(term)` for a Boolean term made by the Translator, with z3's C API: z3py's `add` casts and checks
     each argument, which was a third of the time spent asserting the facts of large kernels.  The call
     it makes is this one, so the solver sees the same assertions in the same order."""
@@ -458,7 +459,7 @@ class Prover:
             if r == z3.unsat:
                 out: Any = PROVED
             elif r == z3.sat:
-                out = Violated(self._model(s.model()))
+                out = Violated(self._model(s.model(), order))
             else:
                 out = Unknown(s.reason_unknown() or "solver gave up")
                 # second chances, but not for the quantified questions (whose undecided verdicts are quiet)
@@ -540,16 +541,19 @@ class Prover:
         s = make_solver(self.timeout_ms, rlimit, tr.ctx)
         for f in facts:
             if f != E.TRUE:
-                _assert(s, tr.term(f))
+                assert_term(s, tr.term(f))
         s.add(_z3().Not(tr.term(goal)))
         if tr.abstract:
             for lem in tr.lemmas([goal] + list(facts)):
                 s.add(lem)
         return s, s.check()
 
-    def _model(self, m: Any) -> dict:
+    def _model(self, m: Any, order: dict | None = None) -> dict:
+        """The model's values of the question's symbols (`order`'s keys; all the kernel's by default)."""
         out = {}
-        for s, v in self.tr.vars().items():
+        tvars = self.tr.vars()
+        pairs = tvars.items() if order is None else [(x, tvars[x]) for x in order if x in tvars]
+        for s, v in pairs:
             val = m.eval(v, model_completion=False)
             if isinstance(s, E.Sym):
                 if hasattr(val, "as_long"):
@@ -595,7 +599,7 @@ class Prover:
         try:
             s = make_solver(self.timeout_ms, rlimit, self.tr.ctx)
             for f in base:
-                _assert(s, self.tr.term(f))
+                assert_term(s, self.tr.term(f))
             premise = z3.And([self.tr.term(f) for f in local] or [z3.BoolVal(True, self.tr.ctx)])
             body = z3.Implies(premise, self.tr.term(goal))
             xs = [self.tr.var(x) for x in exec_syms]
@@ -613,12 +617,3 @@ class Prover:
         self.cache[key] = out
         self.cache[exact] = out
         return out
-
-    def proves_with(self, extra: E.BExpr, goal: E.BExpr, facts: list) -> bool:
-        r = self.find_violation(goal, list(facts) + [extra])
-        if not isinstance(r, Proved):
-            return False
-        # the extra assumption must leave some admissible input that still reaches the node (an assert
-        # that empties the loop around it proves nothing useful)
-        r2 = self.find_violation(E.bnot(extra), list(facts))
-        return isinstance(r2, Violated)
