@@ -11,7 +11,7 @@ from nki_verify.cache import Cache, diagnostic_from_json, diagnostic_to_json
 from nki_verify.diagnostics import Diagnostic, Fix, Location, Note, TextEdit
 from nki_verify.options import Options
 from nki_verify.report import FileResult
-from nki_verify.runner import TASK_FILES, Job, offer_size, run_jobs
+from nki_verify.runner import TASK_FILES, Job, _has_kernels, next_offer, offer_size, run_jobs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -105,6 +105,16 @@ def test_the_last_files_are_shared_between_the_free_workers() -> None:
     assert offer_size(173, 2) == TASK_FILES
     assert offer_size(9, 2) == 5 and offer_size(4, 2) == 2 and offer_size(1, 2) == 1
     assert offer_size(9, 1) == 9 and offer_size(5, 3) == 2
+
+
+def test_a_worker_is_offered_files_up_to_the_first_with_kernels() -> None:
+    # it stops at the first file that runs the solver: files offered after a kernel file would wait for it
+    kernels = [False, False, True, True, False]
+    assert next_offer([0, 1, 2, 3, 4], kernels, 1) == 3
+    assert next_offer([3, 4], kernels, 1) == 1
+    assert next_offer([0, 1, 4], kernels, 1) == 3
+    assert next_offer([0, 1, 4], kernels, 2) == 2  # (and shared as before)
+    assert _has_kernels("@nki.jit\ndef k(x): ...") and not _has_kernels("def helper(x): return x")
 
 
 # ----------------------------------------------------------------------------- through the CLI
