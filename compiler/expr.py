@@ -810,41 +810,47 @@ def _subst1(e: AnyExpr, m: Mapping, memo: dict) -> AnyExpr:
     return e
 
 
-def evaluate(e: AnyExpr, env: Mapping) -> Union[int, bool]:
-    """Evaluate with every free symbol bound in `env` (Sym -> int)."""
-    if isinstance(e, Const):
-        return e.value
-    if isinstance(e, BConst):
-        return e.value
-    if isinstance(e, (Sym, BSym)):
-        return env[e]
-    if isinstance(e, Lin):
-        return e.const + sum(c * evaluate(a, env) for a, c in e.terms)
-    if isinstance(e, Mul):
-        out = 1
+def evaluate(e: AnyExpr, env: Mapping, memo: dict | None = None) -> Union[int, bool]:
+    """Evaluate with every free symbol bound in `env` (Sym -> int).  `memo` (node id -> value, for one `env`):
+    each shared sub-term evaluated once, as large DAGs need."""
+    if memo is not None:
+        r = memo.get(id(e))
+        if r is not None:
+            return r
+    if isinstance(e, (Const, BConst)):
+        r = e.value
+    elif isinstance(e, (Sym, BSym)):
+        r = env[e]
+    elif isinstance(e, Lin):
+        r = e.const + sum(c * evaluate(a, env, memo) for a, c in e.terms)
+    elif isinstance(e, Mul):
+        r = 1
         for f in e.factors:
-            out *= evaluate(f, env)
-        return out
-    if isinstance(e, FloorDiv):
-        return evaluate(e.a, env) // evaluate(e.b, env)
-    if isinstance(e, Mod):
-        return evaluate(e.a, env) % evaluate(e.b, env)
-    if isinstance(e, Min):
-        return min(evaluate(a, env) for a in e.args)
-    if isinstance(e, Max):
-        return max(evaluate(a, env) for a in e.args)
-    if isinstance(e, Ite):
-        return evaluate(e.a, env) if evaluate(e.cond, env) else evaluate(e.b, env)
-    if isinstance(e, Cmp):
-        v = evaluate(e.e, env)
-        return v <= 0 if e.op == LE else (v == 0 if e.op == EQ else v != 0)
-    if isinstance(e, BAnd):
-        return all(evaluate(a, env) for a in e.args)
-    if isinstance(e, BOr):
-        return any(evaluate(a, env) for a in e.args)
-    if isinstance(e, BNot):
-        return not evaluate(e.a, env)
-    raise TypeError(f"cannot evaluate {type(e).__name__}")
+            r *= evaluate(f, env, memo)
+    elif isinstance(e, FloorDiv):
+        r = evaluate(e.a, env, memo) // evaluate(e.b, env, memo)
+    elif isinstance(e, Mod):
+        r = evaluate(e.a, env, memo) % evaluate(e.b, env, memo)
+    elif isinstance(e, Min):
+        r = min(evaluate(a, env, memo) for a in e.args)
+    elif isinstance(e, Max):
+        r = max(evaluate(a, env, memo) for a in e.args)
+    elif isinstance(e, Ite):
+        r = evaluate(e.a, env, memo) if evaluate(e.cond, env, memo) else evaluate(e.b, env, memo)
+    elif isinstance(e, Cmp):
+        v = evaluate(e.e, env, memo)
+        r = v <= 0 if e.op == LE else (v == 0 if e.op == EQ else v != 0)
+    elif isinstance(e, BAnd):
+        r = all(evaluate(a, env, memo) for a in e.args)
+    elif isinstance(e, BOr):
+        r = any(evaluate(a, env, memo) for a in e.args)
+    elif isinstance(e, BNot):
+        r = not evaluate(e.a, env, memo)
+    else:
+        raise TypeError(f"cannot evaluate {type(e).__name__}")
+    if memo is not None:
+        memo[id(e)] = r
+    return r
 
 
 # ----------------------------------------------------------------------------- intervals

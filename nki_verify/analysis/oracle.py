@@ -12,7 +12,7 @@ from typing import Any
 from compiler import expr as E
 
 from ..options import DEFAULT_SOLVER_TIMEOUT_MS
-from .solver import Translator, Z3Context, assert_term, make_solver, relevant
+from .solver import Translator, Z3Context, assert_term, make_solver, model_values, relevant
 
 # (over nki-library, at 300k the branch questions' checks were 660 unsat and 716 sat, 5 undecided; at 60k the
 # same 660 unsat, and 21 of the sat ones undecided instead, which answers the same (both branches explored); at
@@ -89,23 +89,26 @@ class SolverOracle:
                     ([E.lt(info.sym, info.hi)] if info.hi is not None else [])
             base.extend(bounds)
         base = relevant(set(E.free_syms(cond)), [f for f in base if f != E.TRUE])  # the cone of influence
-        sides = self._witnessed(cond, base, kb)
+        need: set = set(E.free_syms(cond))  # the question's symbols
+        for f in base:
+            need |= E.free_syms(f)
+        sides = self._witnessed(cond, base, kb, need)
         if sides == (True, True):
             return None
         try:
             if not sides[1]:
-                r1 = self._check(base, z3.Not(tr.term(cond)), cond)
+                r1 = self._check(base, z3.Not(tr.term(cond)), need)
                 if r1 == z3.unsat:
                     return True
             if not sides[0]:
-                r2 = self._check(base, tr.term(cond), cond)
+                r2 = self._check(base, tr.term(cond), need)
                 if r2 == z3.unsat:
                     return False
         except Exception:  # noqa: BLE001 - an oracle failure only means "undecided"
             return None
         return None
 
-    def _check(self, base: list, side: Any, cond: E.BExpr) -> Any:
+    def _check(self, base: list, side: Any, need: set) -> Any:
         """Is one side of the condition possible?  A solver of its own for each side: z3 preprocesses a
         question it is asked once (no push), which was cheaper than taking in the facts for both (measured)."""
         tr = self._tr
@@ -116,16 +119,14 @@ class SolverOracle:
         self.queries += 1
         r = s.check()
         if r == tr.z3.sat:
-            self._keep(s.model(), cond, base)
+            self._keep(s.model(), need)
         return r
 
-    def _witnessed(self, cond: E.BExpr, facts: list, kb: Any) -> tuple:
+    def _witnessed(self, cond: E.BExpr, facts: list, kb: Any, need: set) -> tuple:
         """(some point satisfies the facts and `cond`, some satisfies them and not `cond`): the kept points, their
         symbols the question adds completed from same-named ones (the copies of a loop index), and a point
-        moved along one of the condition's symbols.  Every point is checked against every fact."""
-        need: set = set(E.free_syms(cond))
-        for f in facts:
-            need |= E.free_syms(f)
+        moved along one of the condition's symbols.  Every point is checked against every fact.  `need`: the
+        symbols of `cond` and the facts."""
         infos = {info.sym: info for info in kb.symbols if info.sym in need}
         cond_syms = sorted((x for x in E.free_syms(cond) if isinstance(x, E.Sym)), key=lambda x: x.uid)
         yes = no = False
@@ -156,23 +157,13 @@ class SolverOracle:
         self.witnessed += yes + no
         return yes, no
 
-    def _keep(self, model: Any, cond: E.BExpr, facts: list) -> None:
+    def _keep(self, model: Any, need: set) -> None:
         """Keep the model's values of the question's symbols (checked again wherever the point is used)."""
-        syms = set(E.free_syms(cond))
-        for f in facts:
-            syms |= E.free_syms(f)
-        point = {}
-        for x in syms:
-            v = model.eval(self._tr.var(x), model_completion=True)
-            if isinstance(x, E.Sym) and hasattr(v, "as_long"):
-                point[x] = v.as_long()
-            elif isinstance(x, E.BSym) and v is not None and str(v) in ("True", "False"):
-                point[x] = str(v) == "True"
-            else:
-                return
-        self._points.append(point)
-        if len(self._points) > POINTS_KEPT:
-            del self._points[0]
+        point = model_values(model, [(x, self._tr.var(x)) for x in need], completion=True)
+        if len(point) == len(need):
+            self._points.append(point)
+            if len(self._points) > POINTS_KEPT:
+                del self._points[0]
 
 
 def _alternatives(x: Any, v: int, info: Any) -> list:
@@ -215,48 +206,8 @@ def point_side(point: dict, cond: E.BExpr, facts: list, budget: list) -> bool | 
     budget[0] -= 1
     memo: dict = {}
     try:
-        if not all(value_at(f, point, memo) for f in facts):
+        if not all(E.evaluate(f, point, memo) for f in facts):
             return None
-        return bool(value_at(cond, point, memo))
+        return bool(E.evaluate(cond, point, memo))
     except (ArithmeticError, KeyError, TypeError):
         return None
-
-
-def value_at(e: Any, env: dict, memo: dict) -> Any:
-    """`E.evaluate` with each shared sub-term evaluated once."""
-    r = memo.get(id(e))
-    if r is not None:
-        return r
-    if isinstance(e, (E.Const, E.BConst)):
-        r = e.value
-    elif isinstance(e, (E.Sym, E.BSym)):
-        r = env[e]
-    elif isinstance(e, E.Lin):
-        r = e.const + sum(c * value_at(a, env, memo) for a, c in e.terms)
-    elif isinstance(e, E.Mul):
-        r = 1
-        for f in e.factors:
-            r *= value_at(f, env, memo)
-    elif isinstance(e, E.FloorDiv):
-        r = value_at(e.a, env, memo) // value_at(e.b, env, memo)
-    elif isinstance(e, E.Mod):
-        r = value_at(e.a, env, memo) % value_at(e.b, env, memo)
-    elif isinstance(e, E.Min):
-        r = min(value_at(a, env, memo) for a in e.args)
-    elif isinstance(e, E.Max):
-        r = max(value_at(a, env, memo) for a in e.args)
-    elif isinstance(e, E.Ite):
-        r = value_at(e.a, env, memo) if value_at(e.cond, env, memo) else value_at(e.b, env, memo)
-    elif isinstance(e, E.Cmp):
-        v = value_at(e.e, env, memo)
-        r = v <= 0 if e.op == E.LE else (v == 0 if e.op == E.EQ else v != 0)
-    elif isinstance(e, E.BAnd):
-        r = all(value_at(a, env, memo) for a in e.args)
-    elif isinstance(e, E.BOr):
-        r = any(value_at(a, env, memo) for a in e.args)
-    elif isinstance(e, E.BNot):
-        r = not value_at(e.a, env, memo)
-    else:
-        raise TypeError(f"cannot evaluate {type(e).__name__}")
-    memo[id(e)] = r
-    return r

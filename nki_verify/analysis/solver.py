@@ -309,6 +309,23 @@ def assert_term(s: Any, term: Any) -> None:
     _z3().z3core.Z3_solver_assert(s.ctx.ref(), s.solver, term.as_ast())
 
 
+def model_values(m: Any, pairs: Iterable, completion: bool = False) -> dict:
+    """{symbol: int or bool} for the (symbol, z3 term) pairs the model `m` gives a value (`completion`: every one,
+    z3 choosing a value for those it leaves free)."""
+    out = {}
+    for s, v in pairs:
+        val = m.eval(v, model_completion=completion)
+        if isinstance(s, E.Sym):
+            if hasattr(val, "as_long"):
+                try:
+                    out[s] = val.as_long()
+                except Exception:  # noqa: BLE001
+                    pass
+        elif val is not None and str(val) in ("True", "False"):
+            out[s] = str(val) == "True"
+    return out
+
+
 def relevant(goal_syms: set, facts: list) -> list:
     """The facts connected to the goal's symbols (cone of influence): the rest cannot matter."""
     syms = set(goal_syms)
@@ -550,21 +567,8 @@ class Prover:
 
     def _model(self, m: Any, order: dict | None = None) -> dict:
         """The model's values of the question's symbols (`order`'s keys; all the kernel's by default)."""
-        out = {}
         tvars = self.tr.vars()
-        pairs = tvars.items() if order is None else [(x, tvars[x]) for x in order if x in tvars]
-        for s, v in pairs:
-            val = m.eval(v, model_completion=False)
-            if isinstance(s, E.Sym):
-                if hasattr(val, "as_long"):
-                    try:
-                        out[s] = val.as_long()
-                    except Exception:  # noqa: BLE001
-                        pass
-            else:
-                if val is not None and str(val) in ("True", "False"):
-                    out[s] = str(val) == "True"
-        return out
+        return model_values(m, tvars.items() if order is None else [(x, tvars[x]) for x in order if x in tvars])
 
     def sometimes_fine(self, goal: E.BExpr, facts: list, exec_syms: list, inputs: tuple = (),
                        rlimit: int = QUANT_RLIMIT, reaching: bool = False) -> bool | None:
