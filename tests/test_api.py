@@ -748,3 +748,36 @@ def test_a_search_path_directory_is_an_import_root(tmp_path) -> None:
     # the helper's 256 rows: too many partitions, and past the end of x
     assert sorted((d.code, os.path.basename(d.path)) for d in diags if d.severity == "error") == \
         [("NKI101", "staging.py"), ("NKI201", "staging.py")]
+
+
+def test_operands_chosen_by_one_index_fork_the_instruction_once_per_value() -> None:
+    """`w[j]` and `x[j]` from lists: the instruction is followed once per value of `j`, on paths that agree
+    on it (the second operand's fork used to run under the first's conditions too: 16 matmuls for 4 values,
+    12 of them on contradictory paths, each with checks to prove)."""
+    from compiler import expr as E
+
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(a, b):
+            ws = []
+            xs = []
+            for j in range(4):
+                ws.append(nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.sbuf))
+                xs.append(nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf))
+                nisa.dma_copy(dst=ws[j], src=a[j * 128:(j + 1) * 128, 0:128])
+                nisa.dma_copy(dst=xs[j], src=b[j * 128:(j + 1) * 128, 0:512])
+            acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+            for j in nl.affine_range(4):
+                nisa.nc_matmul(dst=acc[0:128, 0:512], stationary=ws[j], moving=xs[j])
+            return acc
+    """)
+    (kernel,) = analyze_source(text, "k.py").ir
+    matmuls = [ins for ins in kernel.instrs if ins.op.endswith("nc_matmul")]
+    (j,) = {s for ins in matmuls for s in E.free_syms(ins.ctx.path)}
+    assert len(matmuls) == 4
+    # each on the path of one value of j
+    assert sorted(v for ins in matmuls for v in range(4) if E.evaluate(ins.ctx.path, {j: v})) == [0, 1, 2, 3]

@@ -454,7 +454,11 @@ class CallsMixin:
         return f.locals.pop(slot)
 
     def _call_phi(self, fn: V.Phi, args: list, kwargs: dict, node: Any) -> Any:
-        """`f = g if c else h; f(x)`: call each under its path condition and merge the results."""
+        """`f = g if c else h; f(x)`: call each under its path condition and merge the results (the side the
+        path settles, alone)."""
+        d = self.decide(fn.cond)
+        if d is not None:
+            return self.call_value(fn.a if d else fn.b, args, kwargs, node)
         f = self.frame
         results = []
         for cond, callee in ((fn.cond, fn.a), (E.bnot(fn.cond), fn.b)):

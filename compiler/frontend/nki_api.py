@@ -469,6 +469,13 @@ class NkiMixin:
             k2 = {k: (v if x is p else x) for k, x in kwargs.items()}
             return a2, k2
 
+        # the side the path already settles, alone: with two operands chosen by the same index (`w[j]`, `x[j]`),
+        # the second's fork ran under the first's condition, and its other sides were instructions on paths
+        # that contradict it (`j == 0 and j == 1`), each with checks to prove (bwmm_shard_on_I: 16 copies of
+        # a matmul for 4 values of the index)
+        d = self.decide(p.cond)
+        if d is not None:
+            return self.emit_instruction(ins, dialect, *with_side(p.a if d else p.b), node)
         f = self.frame
         f.pc.append(p.cond)
         try:

@@ -90,6 +90,7 @@ class Stats:
     queries: int = 0
     z3_seconds: float = 0.0
     skipped: int = 0  # quiet checks left undecided once their budget was spent
+    by_point: int = 0  # shown to pass for some input at an input kept from the solver (no finding to show)
 
 
 # analysis-made symbols never collide with the front end's (which count up from 1)
@@ -301,6 +302,11 @@ class KernelAnalysis:
                 ob = dataclasses.replace(ob, goal=simpler)
             if self._cheap_proof(ob, local, ranges):
                 return None
+            if self._warning_copy(ob, syms) and self._fine_at_points(ob, local):
+                # another copy of a finding shown as a warning, and this one is not an error either: some input
+                # passes it on every execution (a warning copy would not be shown)
+                self.stats.by_point += 1
+                return None
         if ob.quiet_unknown:
             if self.quiet_queries >= QUIET_QUERY_BUDGET:
                 self.stats.skipped += 1
@@ -311,6 +317,62 @@ class KernelAnalysis:
             finally:
                 self.quiet_queries += self.prover.queries - before
         return self._decide(ob, local, syms, ranges)
+
+    def _warning_copy(self, ob: Obligation, syms: set) -> bool:
+        """A copy of a finding shown as a warning, which only an error would outrank, and whose violation would
+        be graded by the severity question (not a forced severity, not on configuration fields, which are not
+        shown as warnings, and with no undetermined value, which makes it NKI901)."""
+        if ob.floor is not None or ob.definite or not self._outranked(ob, WARNING):
+            return False
+        inputs = [s for s in syms if self._is_input(s)]
+        return bool(inputs) and not _config_in(self.info, inputs) and not self._undetermined(syms)
+
+    def _fine_at_points(self, ob: Obligation, local: list) -> bool:
+        """Some admissible input passes `ob` on every execution, shown without the solver: at an input the
+        severity questions found fine before (the prover's `fine_points`), every fact on admissible inputs
+        evaluates true, and with the inputs fixed the intervals prove the goal wherever the node is reached.
+        True is `Prover.sometimes_fine` True (for a check whose inputs need not reach it); False says nothing."""
+        points = self.prover.fine_points
+        if not points:
+            return False
+        syms = set(E.free_syms(ob.goal))
+        for f in local:
+            syms |= E.free_syms(f)
+        # the facts on admissible inputs connected to the check (allocation facts inside loops, which name loop
+        # indices, say nothing of admissibility)
+        facts = [f for f in relevant(syms, self.base + self.lazy) if not any(map(self._is_exec, E.free_syms(f)))]
+        need = {x for x in syms if not self._is_exec(x)}
+        for f in facts:
+            need |= E.free_syms(f)
+        execs = syms - need
+        for point in reversed(points):
+            if not need <= point.keys():
+                continue
+            env = {x: point[x] for x in need}
+            try:
+                if not all(E.evaluate(f, env) is True for f in facts):
+                    continue
+                fixed = {x: E.Const(v) if isinstance(x, E.Sym) else (E.TRUE if v else E.FALSE) for x, v in env.items()}
+                goal = E.substitute(ob.goal, fixed)
+                there = [E.substitute(f, fixed) for f in local]
+            except (ZeroDivisionError, KeyError, TypeError):
+                continue
+            if goal == E.TRUE or E.FALSE in there:
+                return True
+            ranges = dict(self.ranges)
+            for f in there:
+                E.refine_ranges(ranges, f)
+            if any(ranges[x].lo is not None and ranges[x].hi is not None and ranges[x].lo > ranges[x].hi
+                   for x in execs if x in ranges):
+                return True  # no execution reaches the node with these inputs
+            bounds = {x: tuple(None if b is None else E.substitute(b, fixed) for b in lohi)
+                      for x, lohi in self._bounds(execs, there).items()}
+            if prove_cheaply(goal, ranges, bounds):
+                return True
+            simpler = E.simplify_in(goal, ranges)
+            if simpler == E.TRUE or (simpler != goal and prove_cheaply(simpler, ranges, bounds)):
+                return True
+        return False
 
     def _outranked(self, ob: Obligation, severity: str) -> bool:
         """A finding at most this severe for `ob` would not be shown: the same finding is shown already, as
@@ -376,6 +438,9 @@ class KernelAnalysis:
         if ob.definite:
             # an input-dependent condition (a capacity that large inputs exceed): a finding only when no
             # admissible input, whatever the values the front end could not determine, satisfies it
+            if self._fine_at_points(ob, local):
+                self.stats.by_point += 1
+                return None
             execs = [x for x in syms if self._is_exec(x)]
             if self.prover.sometimes_fine(ob.goal, local, execs) is not False:
                 return None

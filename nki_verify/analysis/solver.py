@@ -346,6 +346,7 @@ def relevant(goal_syms: set, facts: list) -> list:
     return out
 
 
+FINE_POINTS_KEPT = 8  # inputs kept per kernel analysis from satisfiable severity questions
 CONCRETE_ATTEMPTS = 3
 CONCRETE_MAX_SIZE = 4000  # expression nodes of a query worth substituting into
 _SIZES = (1, 2, 3, 4, 8, 16, 32, 64, 96, 128, 256, 384, 512, 1024, 2048, 4096)
@@ -402,6 +403,8 @@ class Prover:
         self.queries = 0
         self.cache_hits = 0
         self.seconds = 0.0
+        # inputs (symbol -> value) a severity question found a check fine for on every execution, newest last
+        self.fine_points: list = []
         # verdicts by query up to renaming of symbols: the same obligation in another launch context, another
         # kernel of the file or an earlier edit of the buffer (the caller decides how long a cache lives)
         self.cache = cache if cache is not None else {}
@@ -614,6 +617,17 @@ class Prover:
                 s.add(z3.substitute(premise, *zip(xs, copies)) if xs else premise)
             r = s.check()
             out = True if r == z3.sat else (False if r == z3.unsat else None)
+            if out and self.inputs is not None:
+                # the input found fine on every execution, kept to answer later questions without the solver
+                # (KernelAnalysis._fine_at_points): the question's inputs, z3 choosing the ones it leaves free
+                asked = set(syms)
+                for f in base:
+                    asked |= E.free_syms(f)
+                tvars = self.tr.vars()
+                pairs = [(x, tvars[x]) for x in sorted(asked, key=lambda x: x.uid) if x in tvars and
+                         x not in exec_syms and (not isinstance(x, E.Sym) or self.inputs(x))]
+                self.fine_points.append(model_values(s.model(), pairs, completion=True))
+                del self.fine_points[:-FINE_POINTS_KEPT]
         except z3.Z3Exception:
             out = None
         finally:
