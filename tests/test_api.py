@@ -750,6 +750,77 @@ def test_a_search_path_directory_is_an_import_root(tmp_path) -> None:
         [("NKI101", "staging.py"), ("NKI201", "staging.py")]
 
 
+COPIES = src("""
+    import nki
+    import nki.isa as nisa
+    import nki.language as nl
+
+    def load_cols(x, t):
+        for i in nl.sequential_range(x.shape[1] // 512):
+            nisa.dma_copy(dst=t, src=x[0:128, i * 512 + 1:(i + 1) * 512 + 1])
+
+    @nki.jit
+    def k(x):
+        assert x.shape[0] == 128
+        t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+        load_cols(x, t)
+        load_cols(x, t)
+        load_cols(x, t)
+        return t
+""")
+
+
+def test_copies_of_a_warning_are_settled_at_an_input_the_solver_found_fine(monkeypatch) -> None:
+    """Once a finding is shown as a warning, a copy of it matters only if it is an error.  The input the
+    severity question found fine is kept: where the copy's goal holds at that input on every iteration (the
+    intervals prove it once the input is fixed), the copy needs no solver call, and the output is the same."""
+    from nki_verify.analysis import engine
+
+    made: list = []
+    init = engine.KernelAnalysis.__init__
+
+    def record(self, *a, **k) -> None:
+        init(self, *a, **k)
+        made.append(self)
+
+    monkeypatch.setattr(engine.KernelAnalysis, "__init__", record)
+    with_points = verify_source(COPIES, "/tmp/k.py")
+    (ka,) = made
+    assert ka.stats.by_point == 2 and ka.prover.fine_points  # the second and third call's copies
+    queries = ka.stats.queries
+    monkeypatch.setattr(engine.KernelAnalysis, "_fine_at_points", lambda self, ob, local: False)
+    made.clear()
+    without = verify_source(COPIES, "/tmp/k.py")
+    assert without == with_points
+    assert [(d.code, d.severity, d.location.line) for d in without] == [("NKI101", "warning", 7)]
+    assert made[0].stats.queries > queries
+
+
+def test_a_kept_input_that_breaks_a_kernel_fact_settles_nothing() -> None:
+    """A kept input is used only where every fact on admissible inputs holds there, and the goal is proved at
+    it for every iteration reaching the node."""
+    from compiler import expr as E
+    from compiler import ir
+    from nki_verify.analysis.engine import KernelAnalysis, Obligation
+
+    n = E.Sym("n", 1)
+    i = E.Sym("i", 2, "loop")
+    span = ir.Span("k.py", 1, 1, 1, 2)
+    kernel = ir.Kernel("k", "k.py", span, ir.B2, "standalone", ("x",),
+                       (ir.SymInfo(n, "shape", "n", E.Const(1), None), ir.SymInfo(i, "loop", "i")),
+                       (ir.Loop(0, i, E.Const(0), E.floordiv(n, 512), E.ONE, "affine_range", span, None, ir.B2),),
+                       (), (), (), (), (ir.Assumption(E.eq(E.mod(n, 512), 0), span, "assert"),), None, "trn2")
+    ka = KernelAnalysis(kernel, 1000)
+    goal = E.le(E.add(E.mul(512, i), 512), n)  # holds on every iteration, for every n
+    ob = Obligation("NKI101", goal, (E.ge(i, 0), E.lt(i, E.floordiv(n, 512))), span, "m")
+    ka.prover.fine_points.append({n: 1000})  # not a multiple of 512: not admissible
+    assert not ka._fine_at_points(ob, list(ob.facts))
+    ka.prover.fine_points.append({n: 1024})
+    assert ka._fine_at_points(ob, list(ob.facts))
+    bad = Obligation("NKI101", E.le(E.add(E.mul(512, i), 513), n), ob.facts, span, "m")
+    assert not ka._fine_at_points(bad, list(bad.facts))  # fails at the last iteration for n = 1024
+
+
 def test_operands_chosen_by_one_index_fork_the_instruction_once_per_value() -> None:
     """`w[j]` and `x[j]` from lists: the instruction is followed once per value of `j`, on paths that agree
     on it (the second operand's fork used to run under the first's conditions too: 16 matmuls for 4 values,
