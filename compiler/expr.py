@@ -669,10 +669,81 @@ def bor(*xs: BExpr) -> BExpr:
 
 
 def exists(vars: tuple, body: BExpr) -> BExpr:
-    vs = tuple(v for v in vars if v in free_syms(body))
+    vs = [v for v in vars if v in free_syms(body)]
+    # the one-point rule: a conjunct `v == t`, with t free of the bound variables, defines v, and
+    # `exists v: v == t and P(v)` is `P(t)` (a write's copy of a loop index equal to the read's own, an
+    # element index equal to the read's offset): fewer quantified variables, often none
+    while vs and isinstance(body, BAnd):
+        bound = set(vs)
+        for c in body.args:
+            v, t = _defined(c, vs, bound)
+            if v is not None:
+                body = substitute(body, {v: t})
+                vs = [x for x in vs if x is not v and x in free_syms(body)]
+                break
+        else:
+            for c in body.args:
+                split = _digits_defined(c, vs, bound, body.args)
+                if split is not None:
+                    body = substitute(body, split)
+                    vs = [x for x in vs if x not in split and x in free_syms(body)]
+                    break
+            else:
+                break
     if not vs or isinstance(body, BConst):
         return body
-    return Exists(vs, body)
+    return Exists(tuple(vs), body)
+
+
+def _digits_defined(c: BExpr, vs: list, bound: set, conjuncts: tuple) -> dict | None:
+    """{b: t // m, r: t % m} when the conjunct `c` says `t == m*b + r` for bound variables b and r, a constant
+    m > 1 and a t free of bound variables, and the conjuncts bound r to [0, m): the only b and r there are
+    (an element of a tile split into rows of m)."""
+    if not (isinstance(c, Cmp) and c.op == EQ):
+        return None
+    terms, _ = _linear_parts(c.e)
+    for r in vs:
+        k = terms.get(r)
+        if k != 1 and k != -1:
+            continue
+        for b in vs:
+            kb = terms.get(b)
+            if b is r or kb is None or kb % k or kb // k <= 1:
+                continue
+            m = kb // k
+            rest = sub(c.e, add(mul(k, r), mul(kb, b)))  # c.e == k*(r + m*b) + rest
+            if free_syms(rest) & bound or ge(r, 0) not in conjuncts or not _below(r, m, conjuncts):
+                continue
+            t = neg(rest) if k == 1 else rest
+            return {b: floordiv(t, m), r: mod(t, m)}
+    return None
+
+
+def _below(r: Sym, m: int, conjuncts: tuple) -> bool:
+    """A conjunct bounds r below m: `r < m`, or `r < u` with u at most m whatever its symbols (the partial
+    last tile's `r < max(0, min(m, n - m*i))`)."""
+    for c in conjuncts:
+        if isinstance(c, Cmp) and c.op == LE:
+            terms, const = _linear_parts(c.e)
+            if terms.get(r) == 1:
+                rest = sub(c.e, r)  # r + rest <= 0: r <= -rest
+                if r not in free_syms(rest) and (hi := interval(neg(rest), {}).hi) is not None and hi <= m - 1:
+                    return True
+    return False
+
+
+def _defined(c: BExpr, vs: list, bound: set) -> tuple:
+    """(v, t) when the conjunct `c` says `v == t` for a bound variable v and a t free of bound variables."""
+    if not (isinstance(c, Cmp) and c.op == EQ):
+        return None, None
+    terms, _ = _linear_parts(c.e)
+    for v in vs:
+        k = terms.get(v)
+        if k == 1 or k == -1:
+            rest = sub(c.e, mul(k, v))  # c.e == k*v + rest
+            if not free_syms(rest) & bound:
+                return v, (neg(rest) if k == 1 else rest)
+    return None, None
 
 
 def bnot(x: BExpr) -> BExpr:

@@ -162,3 +162,36 @@ def test_intervals_are_sound_with_symbolic_divisors(a: E.Expr, env: dict, width:
         val = _value(a, {s: v + delta for s, v in env.items()})
         if val is not None:
             assert (iv.lo is None or iv.lo <= val) and (iv.hi is None or val <= iv.hi)
+
+
+B_VAR, R_VAR = E.Sym("b", 90, "index"), E.Sym("r", 91, "index")
+
+
+def _holds_somewhere(body: E.BExpr, env: dict) -> bool:
+    """`exists b, r in [-20, 20]: body`, by enumeration (the bodies below bound b and r to that range)."""
+    return any(E.evaluate(body, {**env, B_VAR: b, R_VAR: r}) for b in range(-20, 21) for r in range(-20, 21))
+
+
+@given(exprs(2), exprs(2), st.integers(2, 9), ENVS)
+def test_bound_variables_defined_by_an_equation_are_eliminated(t: E.Expr, u: E.Expr, m: int, env: dict) -> None:
+    """`exists` drops a bound variable a conjunct defines (`r == t`) and the two digits of `t == m*b + r`
+    with r in [0, m) or below a bound at most m: the result is the same formula over the free symbols."""
+    b, r = B_VAR, R_VAR
+    cases = [
+        E.band(E.eq(r, t), E.le(r, u), E.ge(r, -20), E.le(r, 20)),
+        E.band(E.eq(t, E.add(E.mul(m, b), r)), E.ge(r, 0), E.lt(r, m), E.le(b, u), E.ge(b, -20), E.le(b, 20)),
+        E.band(E.eq(E.add(E.mul(m, b), r), t), E.ge(r, 0), E.lt(r, E.maximum(0, E.minimum(m, E.sub(u, b)))),
+               E.ge(b, -20), E.le(b, 20)),
+    ]
+    for body in cases:
+        out = E.exists((b, r), body)
+        assert not isinstance(out, E.Exists) and not E.free_syms(out) & {b, r}
+        assert E.evaluate(out, env) == _holds_somewhere(body, env), (E.short(body, str, 200), env)
+
+
+def test_digits_are_not_eliminated_without_their_range() -> None:
+    b, r, t = B_VAR, R_VAR, SYMS[0]
+    out = E.exists((b, r), E.band(E.eq(t, E.add(E.mul(8, b), r)), E.ge(r, 0), E.lt(r, 9)))
+    assert isinstance(out, E.Exists) and set(out.vars) == {b, r}
+    assert E.exists((b,), E.band(E.eq(E.mul(2, b), t), E.ge(b, 0))) == E.Exists((b,), E.band(E.eq(E.mul(2, b), t),
+                                                                                                E.ge(b, 0)))
