@@ -1214,6 +1214,8 @@ def refine_ranges(ranges: dict, cond: BExpr) -> None:
         elif isinstance(e, Lin) and len(e.terms) == 1 and isinstance(e.terms[0][0], Sym):
             (s, k), c = e.terms[0], e.const
         else:
+            if p.op == LE and isinstance(e, Lin) and len(e.terms) == 2:
+                _refine_pair(ranges, e)
             continue
         if k not in (1, -1):
             continue
@@ -1232,6 +1234,39 @@ def refine_ranges(ranges: dict, cond: BExpr) -> None:
         else:  # -s + c <= 0
             lo = c if lo is None else max(lo, c)
         ranges[s] = Interval(lo, hi)
+
+
+def _refine_pair(ranges: dict, e: Lin) -> None:
+    """`-x + ky*y + c <= 0` bounds x from below by y's interval, for x a symbol or `(s + c0) // d` (then a bound
+    on s): `i < n` with i >= 0 says n >= 1, and `i < (n + 511) // 512` says n >= 1 (an enclosing loop runs at
+    least once wherever its body is reached).  (Upper bounds so derived would replace symbolic ones a loop
+    index has, `j < min(128, n - 128*i)`, by constants, and the analyses that compare digit widths need those.)"""
+    for (x, kx), (y, ky) in ((e.terms[0], e.terms[1]), (e.terms[1], e.terms[0])):
+        if kx != -1:
+            continue
+        iy = interval(y, ranges)
+        end = iy.lo if ky > 0 else iy.hi
+        if end is None:
+            continue
+        bound = -e.const - ky * end  # kx*x <= bound
+        if isinstance(x, Sym):
+            s, lo, hi = x, (-bound if kx < 0 else None), (bound if kx > 0 else None)
+        elif isinstance(x, FloorDiv) and isinstance(x.b, Const) and x.b.value > 0:
+            ta, ca = _linear_parts(x.a)
+            if len(ta) != 1:
+                continue
+            ((s, ks),) = ta.items()
+            if not isinstance(s, Sym) or ks != 1:
+                continue
+            d = x.b.value
+            # x <= B  <=>  s + ca <= B*d + d - 1;  x >= B  <=>  s + ca >= B*d
+            lo, hi = ((-bound) * d - ca, None) if kx < 0 else (None, bound * d + d - 1 - ca)
+        else:
+            continue
+        iv = ranges.get(s, TOP)
+        new_lo = lo if iv.lo is None else (iv.lo if lo is None else max(iv.lo, lo))
+        new_hi = hi if iv.hi is None else (iv.hi if hi is None else min(iv.hi, hi))
+        ranges[s] = Interval(new_lo, new_hi)
 
 
 def fixed_by(ranges: Mapping) -> dict:

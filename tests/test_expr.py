@@ -195,3 +195,28 @@ def test_digits_are_not_eliminated_without_their_range() -> None:
     assert isinstance(out, E.Exists) and set(out.vars) == {b, r}
     assert E.exists((b,), E.band(E.eq(E.mul(2, b), t), E.ge(b, 0))) == E.Exists((b,), E.band(E.eq(E.mul(2, b), t),
                                                                                                 E.ge(b, 0)))
+
+
+@given(st.sampled_from([1, -1, 2, -3]), st.sampled_from([1, -1, 2, -3]), st.integers(-30, 30), st.integers(1, 9),
+       st.booleans(), ENVS, st.integers(-40, 0), st.integers(0, 40))
+def test_two_term_facts_refine_both_symbols_soundly(kx: int, ky: int, c: int, d: int, div: bool, env: dict,
+                                                    lo: int, hi: int) -> None:
+    """`kx*x + ky*y + c <= 0` (x a symbol or `(s + c0) // d`) bounds each side by the other's interval: every
+    point the fact and the starting intervals admit stays inside the refined ones."""
+    a, b = SYMS[0], SYMS[1]
+    x = E.floordiv(E.add(a, c % 7), d) if div else a
+    fact = E.le(E.add(E.mul(kx, x), E.mul(ky, b), c), 0)
+    ranges = {a: E.Interval(lo, hi), b: E.Interval(lo, hi)}
+    E.refine_ranges(ranges, fact)
+    if E.evaluate(fact, env) and all(lo <= env[s] <= hi for s in (a, b)):
+        for s in (a, b):
+            iv = ranges[s]
+            assert (iv.lo is None or iv.lo <= env[s]) and (iv.hi is None or env[s] <= iv.hi), (s, iv, env)
+
+
+def test_a_loop_bound_says_the_loop_runs_wherever_its_body_is_reached() -> None:
+    i, n = E.Sym("i", 90, "loop"), SYMS[0]
+    ranges = {i: E.Interval(0, None)}
+    E.refine_ranges(ranges, E.lt(i, E.floordiv(E.add(n, 511), 512)))
+    assert ranges[n].lo == 1  # (n + 511) // 512 >= 1
+    assert E.decide(E.ge(E.minimum(512, n), 0), ranges) is True
