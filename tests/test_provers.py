@@ -319,3 +319,33 @@ def test_a_flattened_access_is_bounded_by_its_digits():
     # nor a bound one short
     assert not radix.bounded(E.lt(addr, E.sub(E.mul(N, E.mul(W, P)), 1)), facts + base, is_exec, ranges,
                              proved_by(prover(base)))
+
+
+def test_a_goal_a_path_conjunct_states_more_strongly_needs_no_arithmetic():
+    """`m >= 0` under a branch that tested `m > 0`, whatever m is (a min of products here), and the same
+    comparison with a constant no weaker; a conjunct saying less, or something else, proves nothing."""
+    from nki_verify.analysis.engine import _follows_from_conjuncts
+
+    i = sym("i", EXEC_UIDS + 1, "loop")
+    m = E.minimum(512, E.sub(E.mul(W, G), E.mul(512, i)))
+    path = E.band(E.gt(m, 0), E.eq(E.mod(K, 16), 0), E.lt(i, E.sub(N, 2)))
+    assert _follows_from_conjuncts(E.ge(m, 0), [path])
+    assert _follows_from_conjuncts(E.band(E.ge(m, 1), E.lt(i, N), E.eq(E.mod(K, 16), 0)), [path])
+    assert not _follows_from_conjuncts(E.ge(m, 2), [path])
+    assert not _follows_from_conjuncts(E.lt(i, E.sub(N, 3)), [path])
+    assert not _follows_from_conjuncts(E.eq(E.mod(K, 32), 0), [path])
+    assert not _follows_from_conjuncts(E.ne(m, 0), [path])
+
+
+@given(st.integers(-3, 3), st.integers(-3, 3), st.sampled_from(["le", "lt", "ge", "gt", "eq"]),
+       st.sampled_from(["le", "lt", "ge", "gt", "eq"]), st.integers(-6, 6), st.integers(-6, 6))
+def test_conjunct_implication_never_proves_something_false(k1, k2, op_fact, op_goal, x, y):
+    from nki_verify.analysis.engine import _follows_from_conjuncts
+
+    ops = {"le": E.le, "lt": E.lt, "ge": E.ge, "gt": E.gt, "eq": E.eq}
+    e = E.add(E.mul(W, G), E.floordiv(K, 3))
+    fact, goal = ops[op_fact](e, k1), ops[op_goal](e, k2)
+    if _follows_from_conjuncts(goal, [fact]):
+        for w, g, k in itertools.product(range(-2, 3), range(-2, 3), (x, y)):
+            env = {W: w, G: g, K: k}
+            assert not E.evaluate(fact, env) or E.evaluate(goal, env), (op_fact, k1, op_goal, k2, env)

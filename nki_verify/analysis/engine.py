@@ -307,6 +307,9 @@ class KernelAnalysis:
                 # passes it on every execution (a warning copy would not be shown)
                 self.stats.by_point += 1
                 return None
+        if ob.goal != E.FALSE and _follows_from_conjuncts(ob.goal, local):
+            self.stats.by_interval += 1
+            return None
         if ob.quiet_unknown:
             if self.quiet_queries >= QUIET_QUERY_BUDGET:
                 self.stats.skipped += 1
@@ -742,6 +745,46 @@ def _config_in(info: dict, inputs: list) -> bool:
 def _is_input(info: dict, s: object) -> bool:
     i = info.get(s)
     return i is not None and i.role in INPUT_ROLES
+
+
+def _linear_key(e: E.Expr) -> tuple:
+    """(the non-constant part of `e` as a hashable key, its constant)."""
+    if isinstance(e, E.Lin):
+        return e.terms, e.const
+    if isinstance(e, E.Const):
+        return (), e.value
+    return ((e, 1),), 0
+
+
+def _follows_from_conjuncts(goal: E.BExpr, facts: list) -> bool:
+    """Each conjunct of `goal` is a conjunct of the facts with a constant no weaker: `m >= 0` where the path
+    says `m > 0` (a tile's size under the branch that tested it), `i < n` where a fact says `i < n - 1`.  No
+    arithmetic beyond comparing constants, however non-linear m is."""
+    least: dict = {}  # non-constant part of `e <= 0` -> the largest constant of such a fact
+    equal: set = set()
+    for f in facts:
+        for c in f.args if isinstance(f, E.BAnd) else (f,):
+            if not isinstance(c, E.Cmp) or c.op == E.NE:
+                continue
+            key, k = _linear_key(c.e)
+            if c.op == E.EQ:
+                equal.add((key, k))
+                sides = [(key, k), _linear_key(E.neg(c.e))]
+            else:
+                sides = [(key, k)]
+            for part, const in sides:
+                if part not in least or least[part] < const:
+                    least[part] = const
+    for g in goal.args if isinstance(goal, E.BAnd) else (goal,):
+        if not isinstance(g, E.Cmp) or g.op == E.NE:
+            return False
+        key, k = _linear_key(g.e)
+        if g.op == E.EQ:
+            if (key, k) not in equal and _linear_key(E.neg(g.e)) not in equal:
+                return False
+        elif key not in least or least[key] < k:  # e + k <= 0 follows from e + k' <= 0 with k' >= k
+            return False
+    return True
 
 
 def prove_cheaply(goal: E.BExpr, ranges: dict, bounds: dict) -> bool:
