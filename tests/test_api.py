@@ -321,10 +321,12 @@ def test_open_branch_conditions_are_witnessed_by_earlier_models_without_the_solv
 
     x = E.Sym("x.shape[0]", 1)
     i = E.Sym("i", 2, "loop")
+    j = E.Sym("j", 3, "loop")
 
     class KB:
         assumptions: list = []
-        symbols = [SymInfo(x, "shape", "x.shape[0]", E.Const(1), None), SymInfo(i, "loop", "i", E.Const(0), E.Const(4))]
+        symbols = [SymInfo(x, "shape", "x.shape[0]", E.Const(1), None), SymInfo(i, "loop", "i", E.Const(0), E.Const(4)),
+                   SymInfo(j, "loop", "j", E.Const(0), E.Const(8))]
 
     facts = E.band(E.eq(E.mod(x, 128), 0), E.ge(x, 128))
     oracle = SolverOracle()
@@ -338,6 +340,10 @@ def test_open_branch_conditions_are_witnessed_by_earlier_models_without_the_solv
         assert oracle.decide(E.eq(i, 3), facts, KB, {}) is None
         asked = oracle.queries
         assert oracle.decide(E.eq(i, 2), facts, KB, {}) is None
+        assert oracle.queries == asked
+        # a loop index no earlier question named starts at its range's start (its first iteration), and the kept
+        # points other than the newest are tried too
+        assert oracle.decide(E.ge(E.add(x, j), 256), facts, KB, {}) is None
         assert oracle.queries == asked
         # settled under the facts: a point shows one side only, the solver proves the other impossible
         assert oracle.decide(E.eq(E.mod(x, 64), 0), facts, KB, {}) is True

@@ -134,7 +134,7 @@ class SolverOracle:
         for point in reversed(self._points):
             if budget[0] <= 0:
                 break
-            p = completed(point, need)
+            p = completed(point, need, infos)
             if p is None:
                 continue
             side = point_side(p, cond, facts, budget)
@@ -153,7 +153,8 @@ class SolverOracle:
                         break
                 if (yes and no) or budget[0] <= 0:
                     break
-            break  # one point that satisfies the facts is searched from
+            if yes and no:
+                break
         self.witnessed += yes + no
         return yes, no
 
@@ -182,9 +183,10 @@ def _name(x: Any) -> str:
     return x.name.split("@")[0]
 
 
-def completed(point: dict, need: set) -> dict | None:
+def completed(point: dict, need: set, infos: dict | None = None) -> dict | None:
     """`point` over the symbols `need`: a missing one takes the value of a same-named one (another copy of a loop
-    index, the same dimension in another launch context), else None."""
+    index, the same dimension in another launch context), else the constant start of its range (a loop index
+    the earlier questions did not name: its first iteration), else None."""
     missing = need - point.keys()
     if not missing:
         return point
@@ -196,7 +198,10 @@ def completed(point: dict, need: set) -> dict | None:
     for x in missing:
         v = by_name.get(_name(x)) if isinstance(x, E.Sym) else None
         if v is None:
-            return None
+            info = (infos or {}).get(x)
+            if info is None or not isinstance(info.lo, E.Const):
+                return None
+            v = info.lo.value
         out[x] = v
     return out
 
