@@ -674,25 +674,29 @@ def exists(vars: tuple, body: BExpr) -> BExpr:
     # `exists v: v == t and P(v)` is `P(t)` (a write's copy of a loop index equal to the read's own, an
     # element index equal to the read's offset): fewer quantified variables, often none
     while vs and isinstance(body, BAnd):
-        bound = set(vs)
-        for c in body.args:
-            v, t = _defined(c, vs, bound)
-            if v is not None:
-                body = substitute(body, {v: t})
-                vs = [x for x in vs if x is not v and x in free_syms(body)]
-                break
-        else:
-            for c in body.args:
-                split = _digits_defined(c, vs, bound, body.args)
-                if split is not None:
-                    body = substitute(body, split)
-                    vs = [x for x in vs if x not in split and x in free_syms(body)]
-                    break
-            else:
-                break
+        definition = _definition(body.args, vs)
+        if definition is None:
+            break
+        body = substitute(body, definition)
+        vs = [x for x in vs if x not in definition and x in free_syms(body)]
     if not vs or isinstance(body, BConst):
         return body
     return Exists(tuple(vs), body)
+
+
+def _definition(conjuncts: tuple, vs: list) -> dict | None:
+    """Bound variables the conjuncts define, as a substitution: one `v == t`, else the two digits of one
+    `t == m*b + r`."""
+    bound = set(vs)
+    for c in conjuncts:
+        v, t = _defined(c, vs, bound)
+        if v is not None:
+            return {v: t}
+    for c in conjuncts:
+        split = _digits_defined(c, vs, bound, conjuncts)
+        if split is not None:
+            return split
+    return None
 
 
 def _digits_defined(c: BExpr, vs: list, bound: set, conjuncts: tuple) -> dict | None:
@@ -1248,9 +1252,9 @@ def _refine_pair(ranges: dict, e: Lin) -> None:
         end = iy.lo if ky > 0 else iy.hi
         if end is None:
             continue
-        bound = -e.const - ky * end  # kx*x <= bound
+        least = e.const + ky * end  # x >= least
         if isinstance(x, Sym):
-            s, lo, hi = x, (-bound if kx < 0 else None), (bound if kx > 0 else None)
+            s = x
         elif isinstance(x, FloorDiv) and isinstance(x.b, Const) and x.b.value > 0:
             ta, ca = _linear_parts(x.a)
             if len(ta) != 1:
@@ -1258,15 +1262,11 @@ def _refine_pair(ranges: dict, e: Lin) -> None:
             ((s, ks),) = ta.items()
             if not isinstance(s, Sym) or ks != 1:
                 continue
-            d = x.b.value
-            # x <= B  <=>  s + ca <= B*d + d - 1;  x >= B  <=>  s + ca >= B*d
-            lo, hi = ((-bound) * d - ca, None) if kx < 0 else (None, bound * d + d - 1 - ca)
+            least = least * x.b.value - ca  # (s + ca) // d >= B  <=>  s >= B*d - ca
         else:
             continue
         iv = ranges.get(s, TOP)
-        new_lo = lo if iv.lo is None else (iv.lo if lo is None else max(iv.lo, lo))
-        new_hi = hi if iv.hi is None else (iv.hi if hi is None else min(iv.hi, hi))
-        ranges[s] = Interval(new_lo, new_hi)
+        ranges[s] = Interval(least if iv.lo is None else max(iv.lo, least), iv.hi)
 
 
 def fixed_by(ranges: Mapping) -> dict:

@@ -148,27 +148,29 @@ def test_a_finding_inside_a_helper_names_the_calls_that_reach_it() -> None:
                                                                     (17, "reached through this call")]
 
 
-def test_a_finding_in_a_helper_called_twice_is_reported_once() -> None:
-    # the second call's loop is labelled `i@LINE`: the same finding at the same place, not a second one
-    text = src("""
-        import nki
-        import nki.isa as nisa
-        import nki.language as nl
+COPIES = src("""
+    import nki
+    import nki.isa as nisa
+    import nki.language as nl
 
-        def load_cols(x, t):
-            for i in nl.sequential_range(x.shape[1] // 512):
-                nisa.dma_copy(dst=t, src=x[0:128, i * 512 + 1:(i + 1) * 512 + 1])
+    def load_cols(x, t):
+        for i in nl.sequential_range(x.shape[1] // 512):
+            nisa.dma_copy(dst=t, src=x[0:128, i * 512 + 1:(i + 1) * 512 + 1])
 
-        @nki.jit
-        def k(x):
-            assert x.shape[0] == 128
-            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
-            u = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
-            load_cols(x, t)
-            load_cols(x, u)
-            return t
-    """)
-    (d,) = [d for d in verify_source(text, "/tmp/k.py") if d.code == "NKI101"]
+    @nki.jit
+    def k(x):
+        assert x.shape[0] == 128
+        t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+        load_cols(x, t)
+        load_cols(x, t)
+        load_cols(x, t)
+        return t
+""")
+
+
+def test_a_finding_in_a_helper_called_again_is_reported_once() -> None:
+    # the later calls' loops are labelled `i@LINE`: the same finding at the same place, not another one
+    (d,) = [d for d in verify_source(COPIES, "/tmp/k.py") if d.code == "NKI101"]
     assert (d.line, d.severity) == (7, "warning")
     assert "512*i + 1" in d.message  # the copy that names the loop as written (not `i@6`)
 
@@ -754,26 +756,6 @@ def test_a_search_path_directory_is_an_import_root(tmp_path) -> None:
     # the helper's 256 rows: too many partitions, and past the end of x
     assert sorted((d.code, os.path.basename(d.path)) for d in diags if d.severity == "error") == \
         [("NKI101", "staging.py"), ("NKI201", "staging.py")]
-
-
-COPIES = src("""
-    import nki
-    import nki.isa as nisa
-    import nki.language as nl
-
-    def load_cols(x, t):
-        for i in nl.sequential_range(x.shape[1] // 512):
-            nisa.dma_copy(dst=t, src=x[0:128, i * 512 + 1:(i + 1) * 512 + 1])
-
-    @nki.jit
-    def k(x):
-        assert x.shape[0] == 128
-        t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
-        load_cols(x, t)
-        load_cols(x, t)
-        load_cols(x, t)
-        return t
-""")
 
 
 def test_copies_of_a_warning_are_settled_at_an_input_the_solver_found_fine(monkeypatch) -> None:

@@ -288,16 +288,12 @@ class KernelAnalysis:
         for f in local:
             E.refine_ranges(ranges, f)
         if ob.goal != E.FALSE:
-            bounds = self._bounds(syms, local)
-            if prove_cheaply(ob.goal, ranges, bounds):
+            proved, simpler = by_intervals(ob.goal, ranges, self._bounds(syms, local))
+            if proved:
                 self.stats.by_interval += 1
                 return None
             # what the intervals settle inside the goal (a max with 0 of a remainder, a min one side of which
             # always wins) leaves the solver linear terms more often
-            simpler = E.simplify_in(ob.goal, ranges)
-            if simpler == E.TRUE or (simpler != ob.goal and prove_cheaply(simpler, ranges, bounds)):
-                self.stats.by_interval += 1
-                return None
             if simpler != ob.goal and simpler != E.FALSE:
                 ob = dataclasses.replace(ob, goal=simpler)
             if self._cheap_proof(ob, local, ranges):
@@ -370,10 +366,7 @@ class KernelAnalysis:
                 return True  # no execution reaches the node with these inputs
             bounds = {x: tuple(None if b is None else E.substitute(b, fixed) for b in lohi)
                       for x, lohi in self._bounds(execs, there).items()}
-            if prove_cheaply(goal, ranges, bounds):
-                return True
-            simpler = E.simplify_in(goal, ranges)
-            if simpler == E.TRUE or (simpler != goal and prove_cheaply(simpler, ranges, bounds)):
+            if by_intervals(goal, ranges, bounds)[0]:
                 return True
         return False
 
@@ -787,6 +780,14 @@ def _follows_from_conjuncts(goal: E.BExpr, facts: list) -> bool:
         elif key not in least or least[key] < k:  # e + k <= 0 follows from e + k' <= 0 with k' >= k
             return False
     return True
+
+
+def by_intervals(goal: E.BExpr, ranges: dict, bounds: dict) -> tuple:
+    """(whether `prove_cheaply` proves the goal or its simplification under the ranges, that simplification)."""
+    if prove_cheaply(goal, ranges, bounds):
+        return True, goal
+    simpler = E.simplify_in(goal, ranges)
+    return simpler == E.TRUE or (simpler != goal and prove_cheaply(simpler, ranges, bounds)), simpler
 
 
 def prove_cheaply(goal: E.BExpr, ranges: dict, bounds: dict) -> bool:

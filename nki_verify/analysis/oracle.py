@@ -123,10 +123,9 @@ class SolverOracle:
         return r
 
     def _witnessed(self, cond: E.BExpr, facts: list, kb: Any, need: set) -> tuple:
-        """(some point satisfies the facts and `cond`, some satisfies them and not `cond`): the kept points, their
-        symbols the question adds completed from same-named ones (the copies of a loop index), and a point
-        moved along one of the condition's symbols.  Every point is checked against every fact.  `need`: the
-        symbols of `cond` and the facts."""
+        """(some point satisfies the facts and `cond`, some satisfies them and not `cond`): the kept points, newest
+        first, completed to the question's symbols (`completed`), and each moved along the condition's symbols.
+        Every point is checked against every fact.  `need`: the symbols of `cond` and the facts."""
         infos = {info.sym: info for info in kb.symbols if info.sym in need}
         cond_syms = sorted((x for x in E.free_syms(cond) if isinstance(x, E.Sym)), key=lambda x: x.uid)
         yes = no = False
@@ -183,7 +182,7 @@ def _name(x: Any) -> str:
     return x.name.split("@")[0]
 
 
-def completed(point: dict, need: set, infos: dict | None = None) -> dict | None:
+def completed(point: dict, need: set, infos: dict) -> dict | None:
     """`point` over the symbols `need`: a missing one takes the value of a same-named one (another copy of a loop
     index, the same dimension in another launch context), else the constant start of its range (a loop index
     the earlier questions did not name: its first iteration), else None."""
@@ -198,7 +197,7 @@ def completed(point: dict, need: set, infos: dict | None = None) -> dict | None:
     for x in missing:
         v = by_name.get(_name(x)) if isinstance(x, E.Sym) else None
         if v is None:
-            info = (infos or {}).get(x)
+            info = infos.get(x)
             if info is None or not isinstance(info.lo, E.Const):
                 return None
             v = info.lo.value
