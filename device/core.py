@@ -390,10 +390,15 @@ class Program:
     def _overlaps(self) -> None:
         """Two manually placed tensors that are live at the same time and share partitions x bytes: one
         overwrites the other (the device really aliases them; this says so)."""
-        placed = sorted((life for life in self.onchip if life.requested is not None), key=lambda x: x.alloc_time)
+        # a placed tile holds its bytes from its first use (nothing reserves them before), as the verifier's
+        # liveness (nki_verify/analysis/memory.py) has it
+        def start(life: Any) -> int:
+            return life.first_use if life.first_use is not None else life.alloc_time
+
+        placed = sorted((life for life in self.onchip if life.requested is not None), key=start)
         for i, a in enumerate(placed):
             for b in placed[i + 1:]:
-                if b.alloc_time > a.last_use or a.buffer != b.buffer:
+                if start(b) > a.last_use or a.buffer != b.buffer:
                     continue
                 pa, pb = a.requested, b.requested
                 if pa.partition < pb.partition + pb.partitions and pb.partition < pa.partition + pa.partitions \

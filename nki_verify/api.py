@@ -107,9 +107,16 @@ def _analyse_file(text: str, path: str, options: Options, fe_opts: frontend.Opti
     for kernel in fr.kernels:
         result.ir.append(kernel)
         try:
-            diags.extend(_analyse_kernel(kernel, options, result, cache, context, shown))
+            found, impossible = _analyse_kernel(kernel, options, result, cache, context, shown)
         except Exception as exc:  # noqa: BLE001
             diags.append(_internal(path, exc, kernel))
+            continue
+        if impossible:
+            # the kernel's conditions hold for no input, said at the condition that fails (KernelAnalysis.impossible):
+            # the front end's "every path fails" for the same kernel says less
+            diags = [d for d in diags if not (d.code == "NKI901" and d.kernel == kernel.name and
+                                              d.message.startswith(frontend.EVERY_PATH_FAILS))]
+        diags.extend(found)
     return diags, fr
 
 
@@ -130,7 +137,8 @@ def _finish(diags: list, text: str, path: str, options: Options, sources: Source
 
 
 def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult, cache: dict,
-                    context: Z3Context | None = None, shown: dict | None = None) -> list:
+                    context: Z3Context | None = None, shown: dict | None = None) -> tuple:
+    """(the kernel's diagnostics, whether its conditions hold for no input)"""
     ka = KernelAnalysis(kernel, options.solver_timeout_ms, cache, context, shown)
     impossible = ka.impossible()
     out = [impossible] if impossible is not None else []
@@ -142,7 +150,7 @@ def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult, c
     result.kernels.append(KernelReport(kernel.name, kernel.context, kernel.complete, ka.stats.obligations,
                                        ka.stats.by_interval, ka.prover.queries, ka.prover.seconds,
                                        ka.stats.skipped))
-    return out
+    return out, impossible is not None
 
 
 def _front(issue: ir.FrontendIssue) -> Diagnostic:

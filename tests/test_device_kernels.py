@@ -126,8 +126,8 @@ CASES = {
         "sum_blocks_sequential": ([r(8, 128, 512)],), "sum_blocks_affine": ([r(8, 128, 512)],),
         "matmul_psum_accumulation": ([r(256, 128), r(256, 512)],), "shifted_rows": ([r(384, 128)],)},
     "b2_lnc_races.py": {k: ([r(256, 512)], 2) for k in (
-        "halves", "same_rows", "exchange_with_barrier", "exchange_without_barrier", "barrier_on_one_core",
-        "both_cores_zero_the_output", "both_cores_fill_with_their_id")} | {
+        "halves", "halves_then_flush", "same_rows", "exchange_with_barrier", "exchange_without_barrier",
+        "barrier_on_one_core", "both_cores_zero_the_output", "both_cores_fill_with_their_id")} | {
         "one_core_worth_of_rows_but_shifted": ([r(128, 512)], 2)},
     "b2_input_ranks.py": {"fold_experts": ([r(2, 3, 64, 96)],), "fold_experts_past_the_end": ([r(2, 3, 64, 96)],),
                           "merged_shapes": ([r(128, 512), 2],), "tail_of_the_shape": ([r(4, 128, 512)],),
@@ -168,7 +168,9 @@ CASES = {
         "matmul_columns_in_a_loop": ([r(128, 128), r(128, 1024)],),
         "matmul_columns_straddle": ([r(128, 128), r(128, 768)],), "placed_tiles_per_block": ([r(128, 128), 2],),
         "placed_tiles_forgot_itemsize": ([r(128, 128), 2],), "two_placed_tensors_overlap": ([r(128, 256)],),
-        "placed_on_other_partitions": ([r(64, 256)],), "too_much_sbuf": ([r(128, 32768)],),
+        "placed_on_other_partitions": ([r(64, 256)],),
+        "scratch_placed_where_a_later_tile_goes": ([r(128, 256)],),
+        "scratch_placed_where_a_live_tile_is": ([r(128, 256)],), "too_much_sbuf": ([r(128, 32768)],),
         "sbuf_reused_in_sequence": ([r(128, 32768)],), "tile_per_iteration": ([r(128, 1024)],),
         "too_many_psum_banks": ([r(128, 128)],), "scale_in_place": ([r(128, 512)],),
         "write_output_argument": ([r(128, 512), np.zeros((128, 512), F32)],),
@@ -195,6 +197,11 @@ CASES = {
                                 "add_heads": ([r(1, 256, 64), r(1, 256, 64, 1)],),
                                 "make_pair_copier(96)": ([r(192, 64)], None, "copy_row_pairs_of")},
     "not_understood.py": {"dynamic_size": ([r(128, 512)],)},
+    "b2_failing_paths.py": {"sized_by_a_dtype_helper": ([r(128, 512)],),
+                            "sized_by_a_dtype_helper_in_bounds": ([r(128, 512)],),
+                            "one_of_two_optional_inputs": ([r(128, 256), None, r(128, 256)],),
+                            "view_of_a_rank_four_input": ([r(4, 2, 128, 512)],),
+                            "gate_and_up_of_the_same_shape": ([r(128, 4, 256), r(128, 4, 256)],)},
     "pkg_two_modules/kernel.py": {"double": ([r(256, 512)],), "double_shifted": ([r(256, 512)],)},
 }
 # reads of memory nothing wrote, in kernels written for other checks

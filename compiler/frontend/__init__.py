@@ -1,7 +1,7 @@
 """The front end: Python AST -> kernel IR by abstract interpretation (never executes the file)."""
 
-from .entry import FrontendResult, IntervalOracle, analyze
+from .entry import EVERY_PATH_FAILS, FrontendResult, IntervalOracle, analyze
 from .interp import Options
 from .modules import SourceSet
 
-__all__ = ["FrontendResult", "IntervalOracle", "Options", "SourceSet", "analyze"]
+__all__ = ["EVERY_PATH_FAILS", "FrontendResult", "IntervalOracle", "Options", "SourceSet", "analyze"]

@@ -24,6 +24,7 @@ def b_len(it: Any, args: list, kw: dict, node: Any) -> Any:
     if isinstance(x, V.Phi):  # one of two sequences (`t = a.shape if c else b.shape`): each side's length
         return it._on_phi(x, lambda v: b_len(it, [v], kw, node))
     if isinstance(x, V.GuessedShape):
+        it.rank_observed(x)
         return V.guessed_len(len(x), x.param, x.dropped)  # `len(x.shape) == 1` can correct the guess
     if isinstance(x, (tuple, str, list)):
         return len(x)
@@ -171,12 +172,16 @@ def b_str(it: Any, args: list, kw: dict, node: Any) -> Any:
     x = args[0]
     if isinstance(x, (str, int, float, bool, type(None))):
         return str(x)
+    if isinstance(x, V.Phi):  # one of two values (a dtype chosen by a condition): the string of each
+        return it._on_phi(x, lambda v: b_str(it, [v], kw, node))
     if isinstance(x, V.DTypeVal):
-        return x.name
+        return V.dtype_str(x) if x.name.startswith("?") else x.name
     if isinstance(x, V.ApiVal) and it.api_dtype(x) is not None:
         return it.api_dtype(x)
     if isinstance(x, V.EnumMember):
         return f"{x.cls.name}.{x.name}"
+    if isinstance(x, V.Unknown):
+        return V.Unknown(f"str({x.reason})")  # compared with a string, it may be equal or not
     return "<str>"
 
 

@@ -102,6 +102,9 @@ def _nkiobject_based(cls: V.ClassVal) -> bool:
     return False
 
 
+MAX_ENUM_CHOICE = 16  # members of an enum an input may be (a larger enum's input stays unknown)
+
+
 class CallsMixin:
     # ------------------------------------------------------------------ calling
     def call_value(self, fn: Any, args: list, kwargs: dict, node: ast.AST | None) -> Any:
@@ -166,6 +169,12 @@ class CallsMixin:
                     frame.returns.append(self.returned(frame.pc, r))
                 except NoFallthrough:
                     pass
+                except V.PathAbort:
+                    # the path that falls through raises (`if a: return 4 elif b: return 2 / raise ...`): the
+                    # call fails only when no earlier path returned; abort_path made that path's inputs
+                    # inadmissible already
+                    if not frame.returns:
+                        raise
         finally:
             self.frames.pop()
         if not frame.returns:
@@ -518,7 +527,24 @@ class CallsMixin:
             v = self._eval_in_module(ann, getattr(self, "_field_module", None))
             if isinstance(v, V.ClassVal) and not v.is_enum:
                 return self.symbolic_instance(v, label, depth + 1)
+            if isinstance(v, V.ClassVal):
+                return self.enum_choice(v, label, "config")
         return V.Unknown(f"{label} (an input field of type {text or 'unknown'})")
+
+    def enum_choice(self, cls: V.ClassVal, label: str, role: str) -> Any:
+        """An input of an enum type: any of its members, chosen by an input symbol numbering them (a Phi
+        chain), so that `mode == Mode.A` is a condition on the input instead of a value the analysis cannot
+        compare."""
+        members = [v for v in cls.attrs.values() if isinstance(v, V.EnumMember)]
+        if not members or len(members) > MAX_ENUM_CHOICE or self.kb is None:
+            return V.Unknown(f"{label} (an input of type {cls.name})")
+        if len(members) == 1:
+            return members[0]
+        k = self.kb.new_sym(f"{label} (member number of {cls.name})", role, 0, len(members))
+        value: Any = members[-1]
+        for i in range(len(members) - 2, -1, -1):
+            value = V.Phi(E.eq(k, i), members[i], value)
+        return value
 
     def _eval_in_module(self, node: ast.AST, mod: Any) -> Any:
         from .interp import Frame

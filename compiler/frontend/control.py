@@ -1058,6 +1058,8 @@ class ControlMixin:
 
     # ------------------------------------------------------------------ iteration of known values
     def iterate_known(self, v: Any, node: ast.AST | None, expect: int | None = None) -> list:
+        if isinstance(v, V.GuessedShape):
+            self.rank_observed(v)
         if isinstance(v, (tuple, list)):
             return list(v)
         if isinstance(v, V.PyList):

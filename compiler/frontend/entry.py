@@ -16,6 +16,8 @@ from .interp import BudgetExceeded, Frame, Interpreter, Options
 from .modules import ModuleIndex, SourceSet
 
 MAX_CONTEXTS = 3
+MAX_GIVEN = 6  # optional inputs analysed as given (see run_with_retries)
+EVERY_PATH_FAILS = "every path through this kernel fails"
 TENSOR_ANNOTATIONS = ("ndarray", "tensor", "Tensor", "NkiTensor", "tile", "Array", "hbm")
 SCALAR_ANNOTATIONS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
 
@@ -365,14 +367,17 @@ def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -
     interp._none_derefs = set()
     out = _run_with_retries(interp, kv, ctx)
     conditional = interp._none_derefs - interp._given
-    if conditional and len(interp._given | conditional) <= 4:
+    if conditional and len(interp._given | conditional) <= MAX_GIVEN:
         interp._given |= conditional
         out += _run_with_retries(interp, kv, ctx)
     return out
 
 
-def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> list:
-    overrides: dict = {}
+def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, base: dict | None = None,
+                      split: frozenset = frozenset()) -> list:
+    """`base`, `split`: a run for one rank of an input used with several (see run_with_retries), whose paths
+    for other ranks are dropped; the ranks of the other inputs are still corrected by retries."""
+    overrides: dict = dict(base or {})
     at_least: set = set()  # params whose rank is known only from below (an index into the shape): still a guess
     tried: dict = {}
     conflict = None
@@ -381,14 +386,15 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) 
     for _ in range(8 + 4):
         interp._rank_overrides = dict(overrides)
         interp._rank_at_least = set(at_least)
+        interp._rank_split = set(split)
         try:
             return [run_kernel(interp, kv, ctx)]
         except V.GivenRetry as g:
-            if g.param in interp._given or len(interp._given) >= 4:
+            if g.param in interp._given or len(interp._given) >= MAX_GIVEN:
                 break
             interp._given.add(g.param)
         except V.RankRetry as r:
-            if r.rank < V.KIND_OBJECT or r.rank > 8:
+            if r.rank < V.KIND_OBJECT or r.rank > 8 or r.param in split:
                 break
             seen = tried.setdefault(r.param, {overrides.get(r.param, 2)})
             if r.soft:
@@ -414,27 +420,22 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) 
         finally:
             interp._rank_overrides = {}
             interp._rank_at_least = set()
-    if conflict is not None:
+            interp._rank_split = set()
+    if conflict is not None and len(split) < 2:
         param, ranks = conflict
         out = []
         for rank in ranks:
-            interp._rank_overrides = {**overrides, param: rank}
-            interp._rank_split = {param}
-            interp._no_retry = True
-            try:
-                out.append(run_kernel(interp, kv, ctx))
-            finally:
-                interp._no_retry = False
-                interp._rank_split = set()
-                interp._rank_overrides = {}
+            out += _run_with_retries(interp, kv, ctx, {**overrides, param: rank}, split | {param})
         return out
     interp._rank_overrides = dict(overrides)
+    interp._rank_split = set(split)
     interp._no_retry = True
     try:
         return [run_kernel(interp, kv, ctx)]
     finally:
         interp._no_retry = False
         interp._rank_overrides = {}
+        interp._rank_split = set()
 
 
 def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tuple:
@@ -458,6 +459,9 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     interp.loop_tracks = []
     interp.loop_facts = []
     interp.asserted = set()
+    interp._none_tests = {}
+    interp._last_none_test = None
+    interp._last_abort = None
     interp.steps = 0
     span = interp.span(fn.node, fn.module)
     params = [p.arg for p in fn.node.args.posonlyargs + fn.node.args.args]
@@ -479,9 +483,27 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
             if dropped and not interp._no_retry:
                 # every path dereferences an optional input left at None: the kernel needs it
                 raise V.GivenRetry(sorted(dropped)[0]) from None
-            if all(a.origin == "allocation" for a in kb.assumptions) and not getattr(interp, "_rank_split", None):
-                kb.issue("NKI901", "every path through this kernel fails (an assert or raise always triggers) for "
-                                   "the analysed inputs; nothing after it was checked", span, "warning")
+            tested = [p for p in interp._none_tests if p not in interp._given]
+            if tested and not interp._no_retry:
+                # every path fails with an optional input left at None that the kernel tests (`if cache is not
+                # None: ... else: assert cos is not None`): launches pass it
+                raise V.GivenRetry(tested[0]) from None
+            settled = interp._exact_params | interp._rank_confirmed | interp._no_soft | set(
+                getattr(interp, "_rank_split", ()))
+            observed = [(p, r) for p, r in interp._rank_observed.items() if p not in settled and r < 8]
+            if observed and not interp._no_retry:
+                # every path fails after the code took the length of a shape whose rank is a guess: a larger rank
+                # is tried (a hint: a use that settles the rank wins over it)
+                param, rank = observed[-1]
+                raise V.RankRetry(param, rank + 1, at_least=True, soft=True) from None
+            if not getattr(interp, "_rank_split", None) and all(i.code in ("NKI901", "NKI902") for i in kb.issues) \
+                    and not any(c.cond == E.FALSE for c in kb.checks):
+                # (a run for one rank of an input used with several drops the paths of the other ranks; a finding
+                # the front end reported where a path fails, `w.shape[3]` of a 3-tuple, says why already)
+                last = interp._last_abort
+                where = f"; the last path fails at {_where(last, kb.path)}" if last is not None else ""
+                kb.issue("NKI901", f"{EVERY_PATH_FAILS} (an assert or raise always triggers) for "
+                                   f"the analysed inputs{where}; nothing after it was checked", span, "warning")
         except V.NotUnderstood as exc:
             interp.not_understood(exc.message, exc.node or fn.node)
         except BudgetExceeded:
@@ -505,6 +527,17 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     optional = tuple(sorted(getattr(interp, "_placeholders", set()) | getattr(interp, "_none_defaults", set())))
     kernel = kb.build(span, description, tuple(params), given, optional)
     return kernel, list(kb.issues)
+
+
+def _where(span: ir.Span, entry_file: str) -> str:
+    """`line 12` (in the kernel's file) or `helpers.py:12`, with the call that reaches it from the kernel."""
+    import os
+
+    at = f"line {span.line}" if span.file == entry_file else f"{os.path.basename(span.file)}:{span.line}"
+    via = getattr(span, "via", None)
+    if via:
+        at += f" (reached through the call at line {via[0].line})"
+    return at
 
 
 def _grid_dim(interp: Interpreter, kb: KernelBuilder, g: Any) -> E.IntLike:
@@ -543,6 +576,7 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     interp._guessed_ranks = {}
     interp._exact_params = set(_exact_rank_params(fn.node, [p.arg for p in pos])) | set(exact)
     interp._rank_confirmed = set()  # guessed ranks a use agreed with (`a, b = x.shape`): no hint moves them
+    interp._rank_observed = {}
     hints.update({p: r for p, r in overrides.items() if r > 0})
     evidence = _tensor_evidence(fn.node, [p.arg for p in pos])
     interp._value_params = _value_evidence(fn.node, [p.arg for p in pos + a.kwonlyargs])
@@ -652,6 +686,8 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
         return V.Unknown(f"parameter {p.arg}")
     if ann and not any(t in ann for t in TENSOR_ANNOTATIONS) and p.arg not in evidence:
         cls = _annotation_class(interp, p)
+        if cls is not None and cls.is_enum:
+            return interp.enum_choice(cls, p.arg, "scalar")
         if cls is not None:
             return interp.symbolic_instance(cls, p.arg)
         return V.Unknown(f"parameter {p.arg} of type {ann}")
@@ -678,13 +714,16 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
 def _object_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg) -> Any:
     """A parameter used as an object: an instance of its annotated class with symbolic fields, else opaque."""
     cls = _annotation_class(interp, p)
+    if cls is not None and cls.is_enum:
+        return interp.enum_choice(cls, p.arg, "scalar")
     if cls is not None:
         return interp.symbolic_instance(cls, p.arg)
     return V.Unknown(f"parameter {p.arg} (an object the kernel takes as input)")
 
 
 def _annotation_class(interp: Interpreter, p: ast.arg) -> V.ClassVal | None:
-    """The user class a parameter is annotated with (`cfg: TileConfig`, `Optional[TileConfig]`), if any."""
+    """The user class a parameter is annotated with (`cfg: TileConfig`, `Optional[TileConfig]`, an enum), if
+    any."""
     node = p.annotation
     if node is None:
         return None
@@ -704,7 +743,7 @@ def _annotation_class(interp: Interpreter, p: ast.arg) -> V.ClassVal | None:
         v = None
     finally:
         interp.frames = saved
-    return v if isinstance(v, V.ClassVal) and not v.is_enum else None
+    return v if isinstance(v, V.ClassVal) else None
 
 
 # ----------------------------------------------------------------------------- syntactic hints

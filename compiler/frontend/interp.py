@@ -122,6 +122,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._guessed_ranks: dict = {}  # tensor id -> param whose rank was guessed
         self._dtype_eqs: dict = {}  # (input dtype not known, dtype) -> the predicate of their equality
         self._rank_confirmed: set = set()  # params whose guessed rank a use agreed with
+        self._rank_observed: dict = {}  # params whose guessed shape's length was taken -> that rank, latest last
         self._no_soft: set = set()  # params whose soft rank hint a use contradicted
         self._exact_params: set = set()
         self._no_retry = False
@@ -129,6 +130,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._none_defaults: set = set()  # kernel inputs left at their default None in this run
         self._given: set = set()  # optional inputs analysed as given (GivenRetry)
         self._none_derefs: set = set()  # optional inputs left at None that some path dereferences
+        # optional inputs left at None tested against None last before a path failed, in order
+        self._none_tests: dict = {}
+        self._last_none_test: str | None = None
+        self._last_abort: ir.Span | None = None  # where the latest path failed (an assert or raise)
         self._phi_splits = 0  # calls being followed once per side of a structurally merged argument
 
     # ------------------------------------------------------------------ locations
@@ -256,6 +261,9 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
 
     def abort_path(self, node: ast.AST | None, origin: str = "raise") -> None:
         """This path raises: inputs reaching it are not admissible."""
+        if self._last_none_test is not None:
+            self._none_tests.setdefault(self._last_none_test)
+        self._last_abort = self.span(node) if node is not None else None
         if self.kb is not None:
             path = self.path_cond()
             if path == E.TRUE:
@@ -402,8 +410,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
     def _compare(self, node: ast.Compare) -> Any:
         left = self.eval(node.left)
         result: Any = True
-        for op, comp in zip(node.ops, node.comparators):
+        for i, (op, comp) in enumerate(zip(node.ops, node.comparators)):
             right = self.eval(comp)
+            if (left is None or right is None) and self._none_defaults:
+                self._note_none_test(node.left if i == 0 else node.comparators[i - 1], comp)
             r = self.compare(type(op), left, right, node)
             if isinstance(result, bool) and result:
                 result = r
@@ -418,6 +428,15 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         if isinstance(result, E.BConst):
             return result.value
         return result
+
+    def _note_none_test(self, *sides: ast.AST) -> None:
+        """`bias is not None` where `bias` names a kernel input left at its default None (directly or as a field
+        carrying it): if every path of the kernel fails, it is analysed again with the input tested last before
+        the first failure given (`if cache is not None: ... else: assert cos is not None`)."""
+        for side in sides:
+            name = side.id if isinstance(side, ast.Name) else side.attr if isinstance(side, ast.Attribute) else None
+            if name in self._none_defaults:
+                self._last_none_test = name
 
     def _ifexp(self, node: ast.IfExp) -> Any:
         c = self.truth(self.eval(node.test))

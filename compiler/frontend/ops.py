@@ -348,6 +348,11 @@ class OpsMixin:
                 if op is ast.NotEq:
                     r = E.bnot(r)
                 return r.value if isinstance(r, E.BConst) else r
+        if op in (ast.Eq, ast.NotEq) and (isinstance(a, V.DTypeStr) or isinstance(b, V.DTypeStr)):
+            eq = self.equal(a, b)
+            if isinstance(eq, bool):
+                return eq if op is ast.Eq else not eq
+            return eq if op is ast.Eq else E.bnot(eq)
         if isinstance(a, SCALAR_TYPES) and isinstance(b, SCALAR_TYPES):
             try:
                 return PY_CMP[op](a, b)
@@ -380,6 +385,12 @@ class OpsMixin:
         """Python == on abstract values: bool or BExpr."""
         if a is b:
             return True
+        if isinstance(a, V.DTypeStr) or isinstance(b, V.DTypeStr):
+            # the name of an unknown dtype: the question of the dtype itself, when the other side names one
+            x, y = (a.dtype if isinstance(a, V.DTypeStr) else a), (b.dtype if isinstance(b, V.DTypeStr) else b)
+            if isinstance(x, (str, V.DTypeVal)) and isinstance(y, (str, V.DTypeVal)):
+                return self.api_equal(x, y)
+            return False
         for x, y in ((a, b), (b, a)):
             if isinstance(x, V.GuessedLen) and type(y) is int and x.param not in getattr(self, "_rank_split", ()):
                 if int(x) != y and 1 <= y + x.dropped <= 8:
@@ -391,10 +402,17 @@ class OpsMixin:
             return r.value if isinstance(r, E.BConst) else r
         if isinstance(a, tuple) and isinstance(b, tuple):
             if len(a) != len(b):
+                # a guessed shape compared with a known one (or with a guessed one a use has settled,
+                # `a, b, c = w.shape`) has the rank of the known one; of two guesses, the shorter is raised to
+                # the longer (ranks only grow, so the retries end)
+                settled = self._rank_confirmed | self._exact_params
                 for x, y in ((a, b), (b, a)):
-                    if isinstance(x, V.GuessedShape) and not isinstance(y, V.GuessedShape) and \
+                    if isinstance(x, V.GuessedShape) and x.param not in settled and \
                             x.param not in getattr(self, "_rank_split", ()):
-                        self.rank_mismatch(x.param, len(y) + x.dropped)
+                        if not isinstance(y, V.GuessedShape) or y.param in settled:
+                            self.rank_mismatch(x.param, len(y) + x.dropped)
+                        elif len(x) < len(y):
+                            self.rank_mismatch(x.param, len(y) + x.dropped, at_least=True)
                 return False
             for x, y in ((a, b), (b, a)):
                 if isinstance(x, V.GuessedShape) and not isinstance(y, V.GuessedShape):
@@ -441,6 +459,8 @@ class OpsMixin:
         return a == b
 
     def _identity(self, op: type, a: Any, b: Any) -> Any:
+        if (isinstance(a, V.Phi) or isinstance(b, V.Phi)) and a is not None and b is not None:
+            return self._phi_map2(a, b, lambda x, y: self._identity(op, x, y))
         if b is None or a is None:
             other = a if b is None else b
             if isinstance(other, V.Unknown):
@@ -471,6 +491,8 @@ class OpsMixin:
             if key is None:
                 return self.fresh_bool("<dict membership>")
             return key in container.items
+        if isinstance(container, V.DTypeStr) or isinstance(item, V.DTypeStr) and isinstance(container, str):
+            return self.fresh_bool("<dtype of an input>")  # a substring of the name of an unknown dtype
         if isinstance(container, str) and isinstance(item, str):
             return item in container
         seq = None

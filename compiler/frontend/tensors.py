@@ -233,6 +233,15 @@ class TensorMixin:
         if not getattr(self, "_no_retry", False):
             raise V.RankRetry(param, rank, at_least)
 
+    def rank_observed(self, shape: V.GuessedShape) -> None:
+        """The length of a guessed shape is taken (`len(x.shape)`, `tuple(x.shape)` copied into a helper's view
+        and iterated): code that follows may fail only because the guess is wrong (a view class asserting
+        `dim < len(self.shape)` after selecting two axes).  The latest such input is the one raised when every
+        path of the kernel fails (see entry.run_kernel)."""
+        observed = self._rank_observed
+        observed.pop(shape.param, None)
+        observed[shape.param] = len(shape) + shape.dropped
+
     def retry_kind(self, v: Any, kind: int) -> None:
         """A kernel parameter that was only guessed to be a tensor is used as an int or an object: analyse the
         kernel again with the parameter typed that way."""

@@ -505,6 +505,19 @@ class GivenRetry(Exception):
         self.param = param
 
 
+class DTypeStr(str):
+    """`str(x.dtype)` of an input whose dtype is unknown: comparing it with the name of a dtype asks the same
+    question as comparing the dtype itself (`str(dt) == str(nl.float32)` is `dt == nl.float32`)."""
+
+    dtype: Any = None
+
+
+def dtype_str(dt: DTypeVal) -> DTypeStr:
+    s = DTypeStr(dt.name)
+    s.dtype = dt
+    return s
+
+
 class GuessedLen(int):
     """len() of a guessed shape: comparing it with another rank corrects the guess."""
 

@@ -222,19 +222,34 @@ def _multiplicity(ka: KernelAnalysis, t: ir.Tensor) -> E.Expr:
 
 def _live_ranges(k: ir.Kernel) -> dict:
     """(allocation, last use) in program order; a tensor used inside a loop it was allocated outside of
-    stays live to the end of that loop's body (the next iteration uses it again: the back edge)."""
+    stays live to the end of that loop's body (the next iteration uses it again: the back edge).  A tensor
+    placed by hand (`address=`) is live from its first use instead: nothing reserves its bytes before, so a
+    kernel may place a scratch tile where another one goes that it only starts using later (and, in a loop
+    it was allocated outside of, from the top of that loop's body, for the same back edge)."""
     last = _last_use(k)
+    first: dict = {}
+    loop_start: dict = {}
     loop_end: dict = {}
     for n, ins in enumerate(k.instrs):
         for lid in ins.ctx.loops:
+            loop_start.setdefault(lid, n)
             loop_end[lid] = n
-    for ins in k.instrs:
+    for n, ins in enumerate(k.instrs):
         for op in ins.operands:
             t = k.tensors[op.tensor]
+            first.setdefault(t.id, n)
             for lid in ins.ctx.loops:
-                if lid not in t.loops and loop_end[lid] > last.get(t.id, -1):
-                    last[t.id] = loop_end[lid]
-    return {t.id: (t.order, last.get(t.id, t.order)) for t in k.tensors}
+                if lid not in t.loops:
+                    if loop_end[lid] > last.get(t.id, -1):
+                        last[t.id] = loop_end[lid]
+                    first[t.id] = min(first[t.id], loop_start[lid])
+    out = {}
+    for t in k.tensors:
+        start = t.order
+        if t.address is not None and t.id in first:
+            start = max(t.order, first[t.id])
+        out[t.id] = (start, last.get(t.id, t.order))
+    return out
 
 
 # ----------------------------------------------------------------------------- NKI302

@@ -29,6 +29,20 @@ def _shared(t: ir.Tensor, dialect: str) -> bool:
     return False  # SBUF, PSUM and private HBM are per instance
 
 
+COPIES = frozenset({"isa.dma_copy", "isa.tensor_copy"})
+
+
+def _self_copy(ins: ir.Instr) -> bool:
+    """A copy whose destination is its source, element for element: it leaves memory as it is."""
+    if ins.op not in COPIES:
+        return False
+    dst = [op for op in ins.operands if op.role == "dst"]
+    src = [op for op in ins.operands if op.role == "src"]
+    return (len(dst) == 1 and len(src) == 1 and dst[0].tensor == src[0].tensor and dst[0].access is not None
+            and dst[0].access == src[0].access and dst[0].instance == src[0].instance
+            and dst[0].dtype == src[0].dtype)
+
+
 def race_obligations(ka: KernelAnalysis) -> list:
     k = ka.k
     pids = [s.sym for s in k.symbols if s.role == "pid"]
@@ -43,6 +57,8 @@ def race_obligations(ka: KernelAnalysis) -> list:
             continue  # the barrier's tensor only names what it synchronises
         if ins.op == CONSTANT:
             continue  # a constant baked into the binary: there before any instance runs, never written by one
+        if _self_copy(ins):
+            continue  # `dma_copy(out, out)` (a flush): writes each element the value it reads there
         for op in ins.operands:
             t = k.tensors[op.tensor]
             if _shared(t, k.dialect) and op.access is not None and not op.access.dynamic:

@@ -127,9 +127,24 @@ def one_core_worth_of_rows_but_shifted(a):
     nisa.dma_copy(dst=out[shard, :], src=t)  # expect: NKI402 error
     return out
 
+@nki.jit
+def halves_then_flush(a):
+    # `dma_copy(out, out)` by both cores after a barrier (a flush): each element gets the value it holds
+    assert a.shape == (256, 512)
+    out = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    pid = nl.program_id(0)
+    t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a[pid * 128:(pid + 1) * 128, :])
+    nisa.dma_copy(dst=out[pid * 128:(pid + 1) * 128, :], src=t)
+    nisa.core_barrier(out, (0, 1))
+    nisa.dma_copy(out, out)
+    return out
+
+
 if __name__ == "__main__":
     x = np.zeros((256, 512), dtype=np.float32)
     halves[2](x)
+    halves_then_flush[2](x)
     same_rows[2](x)
     exchange_with_barrier[2](x)
     exchange_without_barrier[2](x)

@@ -187,6 +187,39 @@ def two_placed_tensors_overlap(x):
 
 
 @nki.jit
+def scratch_placed_where_a_later_tile_goes(x):
+    # `s` is used and done with before `a`, placed at the same bytes, is first written: a placed tile holds
+    # its bytes from its first use, not from its allocation (the library allocates all its tiles up front)
+    assert x.shape == (128, 256)
+    out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+    a = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))
+    b = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 1024))
+    s = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))
+    nisa.dma_copy(dst=s, src=x)
+    nisa.activation(dst=b, op=nl.exp, data=s)
+    nisa.dma_copy(dst=a, src=x)
+    nisa.tensor_tensor(dst=b, data1=a, data2=b, op=nl.add)
+    nisa.dma_copy(dst=out, src=b)
+    return out
+
+
+@nki.jit
+def scratch_placed_where_a_live_tile_is(x):
+    # the same scratch while `a` still holds data it reads afterwards: they overlap
+    assert x.shape == (128, 256)
+    out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+    a = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))  # expect: NKI302 error
+    b = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 1024))
+    s = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))
+    nisa.dma_copy(dst=a, src=x)
+    nisa.dma_copy(dst=s, src=x)
+    nisa.activation(dst=b, op=nl.exp, data=s)
+    nisa.tensor_tensor(dst=b, data1=a, data2=b, op=nl.add)
+    nisa.dma_copy(dst=out, src=b)
+    return out
+
+
+@nki.jit
 def placed_on_other_partitions(x):
     # Same bytes, disjoint partitions: no overlap.
     assert x.shape == (64, 256)
