@@ -49,6 +49,11 @@ BOUND_QUERY_BUDGET = 40
 # uninitialised-read queries, the slowest kind); past it the remaining ones are not decided, and counted as
 # skipped.  A count, not seconds: the verdicts stay the same on a slower or busier machine.
 QUIET_QUERY_BUDGET = 80
+# per kernel analysis: checks the solver could not decide at its full resource limit.  Past it, a kernel the
+# solver cannot follow (non-linear sizes computed from values the front end could not determine, hundreds of
+# them) gets the quiet checks' smaller limit and no second chances for the rest of its checks: their verdicts
+# are the same when decided, and the undecided ones say the budget was spent.  A count, like the others.
+UNDECIDED_BUDGET = 24
 # the work allowed to the question asked first of a check on configuration fields (is some configuration always
 # fine?): a short one, since an undecided answer only means the usual questions are asked after it
 PRECHECK_RLIMIT = 30_000
@@ -128,6 +133,7 @@ class KernelAnalysis:
         self.quiet_queries = 0
         self.bound_queries = 0
         self.bound_attempts = 0
+        self.undecided = 0  # checks the solver could not decide at RLIMIT (see UNDECIDED_BUDGET)
         self.stats = Stats()
         self._seen: set = set()
         # the rank of the finding shown so far under each key (diagnostics.finding_key), in this kernel and
@@ -452,9 +458,12 @@ class KernelAnalysis:
             execs = [x for x in syms if self._is_exec(x)]
             if self._escapes(ob, local, execs, lazy, True, PRECHECK_RLIMIT) is True:
                 return None
-        rlimit = QUIET_RLIMIT if ob.quiet_unknown else RLIMIT
+        spent = self.undecided >= UNDECIDED_BUDGET
+        rlimit = QUIET_RLIMIT if ob.quiet_unknown or spent else RLIMIT
         extra: list = []
-        verdict = self.prover.find_violation(ob.goal, local, rlimit)
+        verdict = self.prover.find_violation(ob.goal, local, rlimit, retry=not spent)
+        if isinstance(verdict, Unknown) and not ob.quiet_unknown:
+            self.undecided += 1
         if isinstance(verdict, Violated) and self.lazy:
             goal_syms = E.free_syms(ob.goal)
             extra = [f for f in self.lazy if E.free_syms(f) & goal_syms]
@@ -464,14 +473,14 @@ class KernelAnalysis:
         self.stats.z3_seconds = self.prover.seconds
         if isinstance(verdict, Proved):
             return None
-        if isinstance(verdict, Unknown) and not ob.quiet_unknown and ob.code in BOUND_CODES and \
+        if isinstance(verdict, Unknown) and not ob.quiet_unknown and ob.code in BOUND_CODES and not spent and \
                 self.bound_attempts < BOUND_ATTEMPT_BUDGET and self.bound_queries < BOUND_QUERY_BUDGET:
             self.bound_attempts += 1
             facts = local + relevant(syms, self.base)  # the kernel's facts connected to the goal, as the solver's
             if radix.bounded(ob.goal, facts, self._is_exec, ranges, self._bound_side_proved):
                 self.stats.by_radix += 1
                 return None
-        if isinstance(verdict, Unknown) and not ob.quiet_unknown and rewrite.nonlinear(ob.goal):
+        if isinstance(verdict, Unknown) and not ob.quiet_unknown and not spent and rewrite.nonlinear(ob.goal):
             cases = rewrite.sufficient(ob.goal, self._rules(local), self.ranges, self._is_input)
             if cases is not None and all(isinstance(self.prover.find_violation(g, local + facts), Proved)
                                          for facts, g in cases):
@@ -486,7 +495,8 @@ class KernelAnalysis:
                 return self._without_model(ob, ob.code, f"{ob.message} (whenever this point is reached; the solver "
                                            f"could not decide whether any admissible input reaches it: "
                                            f"{verdict.reason})")
-            return self._undecided(ob, f"the solver could not decide it ({verdict.reason})")
+            budget = "; the kernel had spent its budget for hard questions" if spent else ""
+            return self._undecided(ob, f"the solver could not decide it ({verdict.reason}{budget})")
         return self._violation(ob, local, syms, verdict, extra)
 
     def _on_config(self, ob: Obligation, syms: set) -> bool:

@@ -387,6 +387,13 @@ def _from_cache(v: Any, order: dict) -> Any:
 _INTERN = "__intern__"  # the cache's table of interned query nodes
 
 
+KEY_NODES = 20_000  # nodes of a query numbered for the renaming-invariant cache key (see Prover._key)
+
+
+class _TooLarge(Exception):
+    pass
+
+
 class Prover:
     """Answers obligations for one kernel under its global facts."""
 
@@ -411,7 +418,9 @@ class Prover:
 
     def _key(self, kind: str, exprs: list, ordered: Iterable = ()) -> tuple:
         """The query up to renaming of symbols, as interned node numbers (linear in the expression DAG;
-        printing or hashing nested tuples would expand shared sub-terms)."""
+        printing or hashing nested tuples would expand shared sub-terms); (None, None) for a query of more
+        than KEY_NODES nodes, which is looked up by its exact expressions only (the facts of a large kernel
+        made of hundreds of thousands of nodes cost more to number than the solver takes, at every query)."""
         order: dict = {}
         memo: dict = {}
         table = self.cache.setdefault(_INTERN, {})
@@ -420,6 +429,8 @@ class Prover:
             r = memo.get(id(e))
             if r is not None:
                 return r
+            if len(memo) > KEY_NODES:
+                raise _TooLarge()
             if isinstance(e, (E.Sym, E.BSym)):
                 if e not in order:
                     order[e] = len(order)
@@ -438,8 +449,11 @@ class Prover:
             memo[id(e)] = r
             return r
 
-        parts = tuple(cid(x) for x in exprs)
-        extra = tuple(cid(x) for x in ordered)
+        try:
+            parts = tuple(cid(x) for x in exprs)
+            extra = tuple(cid(x) for x in ordered)
+        except _TooLarge:
+            return None, None
         return (kind, parts, extra, self.timeout_ms), order
 
     @property
@@ -448,8 +462,10 @@ class Prover:
             self._tr = Translator(self.context.get() if self.context is not None else None)
         return self._tr
 
-    def find_violation(self, goal: E.BExpr, facts: Iterable[E.BExpr], rlimit: int = RLIMIT) -> Any:
-        """Is `facts and not goal` satisfiable under the base facts?"""
+    def find_violation(self, goal: E.BExpr, facts: Iterable[E.BExpr], rlimit: int = RLIMIT,
+                       retry: bool = True) -> Any:
+        """Is `facts and not goal` satisfiable under the base facts?  `retry`: when the solver gives up, try a
+        linear relaxation and concrete inputs."""
         import time
 
         z3 = _z3()
@@ -457,7 +473,7 @@ class Prover:
         local = [f for f in facts if f != E.TRUE]
         # the very same query (an unchanged obligation of a re-analysed file): expressions are built the same
         # way each time, so the exact key hits without renaming symbols
-        exact = ("violation=", goal, tuple(local), tuple(self.base), self.timeout_ms, rlimit)
+        exact = ("violation=", goal, tuple(local), tuple(self.base), self.timeout_ms, rlimit, retry)
         hit = self.cache.get(exact)
         if hit is not None:
             self.cache_hits += 1
@@ -466,8 +482,8 @@ class Prover:
         for f in local:
             syms |= E.free_syms(f)
         keep = local + relevant(syms, self.base)
-        key, order = self._key(f"violation/{rlimit}", [goal] + keep)
-        hit = self.cache.get(key)
+        key, order = self._key(f"violation/{rlimit}/{retry}", [goal] + keep)
+        hit = self.cache.get(key) if key is not None else None
         if hit is not None:
             self.cache_hits += 1
             out = _from_cache(hit, order)
@@ -483,7 +499,7 @@ class Prover:
             else:
                 out = Unknown(s.reason_unknown() or "solver gave up")
                 # second chances, but not for the quantified questions (whose undecided verdicts are quiet)
-                if not _quantified(goal):
+                if retry and not _quantified(goal):
                     proved, hint = self._linear_proof(goal, keep)
                     model = None if proved else self._concrete_violation(goal, keep, hint)
                     if proved:
@@ -494,7 +510,8 @@ class Prover:
             out = Unknown(str(exc))
         finally:
             self.seconds += time.perf_counter() - t0
-        self.cache[key] = _to_cache(out, order)
+        if key is not None:
+            self.cache[key] = _to_cache(out, order)
         self.cache[exact] = out
         return out
 
@@ -596,7 +613,7 @@ class Prover:
             syms |= E.free_syms(f)
         base = relevant(syms, self.base + list(inputs))
         key, _ = self._key(f"fine/{rlimit}/{reaching}", [goal] + local + [E.TRUE] + base, exec_syms)
-        if key in self.cache:
+        if key is not None and key in self.cache:
             self.cache_hits += 1
             self.cache[exact] = self.cache[key]
             return self.cache[key]
@@ -632,6 +649,7 @@ class Prover:
             out = None
         finally:
             self.seconds += time.perf_counter() - t0
-        self.cache[key] = out
+        if key is not None:
+            self.cache[key] = out
         self.cache[exact] = out
         return out
