@@ -387,7 +387,7 @@ def _from_cache(v: Any, order: dict) -> Any:
 _INTERN = "__intern__"  # the cache's table of interned query nodes
 
 
-KEY_NODES = 20_000  # nodes of a query numbered for the renaming-invariant cache key (see Prover._key)
+KEY_NODES = 20_000  # edges of a query's DAG numbered for the renaming-invariant cache key (see Prover._key)
 
 
 class _TooLarge(Exception):
@@ -418,19 +418,21 @@ class Prover:
 
     def _key(self, kind: str, exprs: list, ordered: Iterable = ()) -> tuple:
         """The query up to renaming of symbols, as interned node numbers (linear in the expression DAG;
-        printing or hashing nested tuples would expand shared sub-terms); (None, None) for a query of more
-        than KEY_NODES nodes, which is looked up by its exact expressions only (the facts of a large kernel
-        made of hundreds of thousands of nodes cost more to number than the solver takes, at every query)."""
+        printing or hashing nested tuples would expand shared sub-terms); (None, None) for a query whose DAG
+        has more than KEY_NODES edges, which is looked up by its exact expressions only (the facts of a large
+        kernel cost more to number than the solver takes, at every query)."""
         order: dict = {}
         memo: dict = {}
         table = self.cache.setdefault(_INTERN, {})
+        visits = [0]
 
         def cid(e: Any) -> int:
+            visits[0] += 1
+            if visits[0] > KEY_NODES:
+                raise _TooLarge()
             r = memo.get(id(e))
             if r is not None:
                 return r
-            if len(memo) > KEY_NODES:
-                raise _TooLarge()
             if isinstance(e, (E.Sym, E.BSym)):
                 if e not in order:
                     order[e] = len(order)
