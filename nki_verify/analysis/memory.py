@@ -1,12 +1,13 @@
 """Memory and placement: NKI203 (PSUM bank), NKI204 (capacity), NKI301 (PSUM alignment),
 NKI302 (overlapping manual placements), NKI304 (a kernel writes one of its inputs).
 
-Liveness model (documented in docs/design.md): a tensor is live from its allocation to its last use in
-program order, and to the end of every loop body it is used in but was allocated outside of (the loop's
-back edge: the next iteration uses it again).  A tensor allocated inside a loop is one buffer per
-iteration; only one iteration's buffer counts as live unless the tensor is used after the loop (kept in a
-list, say), in which case every iteration's buffer is live at once.  Input dtypes that are not known take
-a symbolic item size in {1, 2, 4} bytes, so an overflow that only happens for some dtypes is a warning that names it.
+Liveness model (documented in docs/design.md): a tensor is live from its allocation (one placed with
+`address=`: from its first use) to its last use in program order, and to the end of every loop body it is
+used in but was allocated outside of (the loop's back edge: the next iteration uses it again).  A tensor
+allocated inside a loop is one buffer per iteration; only one iteration's buffer counts as live unless the
+tensor is used after the loop (kept in a list, say), in which case every iteration's buffer is live at
+once.  Input dtypes that are not known take a symbolic item size in {1, 2, 4} bytes, so an overflow that
+only happens for some dtypes is a warning that names it.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ RULE = Rule(
           "PSUM tensors live at each allocation and compares it with the target's capacity (the allocator "
           'places rectangles, so tensors on fewer partitions can sit side by side); a single tile larger than a '
           'partition row is caught the same way. Also checks that a manual `address=` placement lies inside the '
-          'buffer. A tensor is live from its allocation to its last use; one allocated in a loop body counts '
+          'buffer. A tensor is live from its allocation (a placed one: its first use) to its last use; one '
+          'allocated in a loop body counts '
           'once, or once per iteration when it is used after the loop (kept in a list). Beta-1 block dimensions '
           'count one block. A size that grows with the inputs is reported only when every admissible input '
           'overflows; pass concrete shapes with --shape to check a configuration. An unknown dtype is tried at '

@@ -8,7 +8,8 @@ RULE = Rule(
     severity='error',
     summary='Two manually placed tensors overlap while both are live.',
     what=('Compares the partition x byte rectangles of tensors placed with `address=` that are live at the same '
-          'time, including two iterations of a tensor allocated in a loop and kept after it (a list of tiles).'),
+          'time, including two iterations of a tensor allocated in a loop and kept after it (a list of tiles). '
+          'A placed tensor is live from its first use (nothing reserves its bytes before) to its last use.'),
     why='Overlapping live buffers corrupt each other.',
     bad=(
         'a = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf, address=(0, 0))\n'

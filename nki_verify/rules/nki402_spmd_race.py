@@ -12,7 +12,8 @@ RULE = Rule(
           'unless a `core_barrier` both reach lies between them. Both instances writing the same values to the '
           'same place is not a race: the same constant (zero-initialising an output), or the same instruction '
           'computed the same way by both from data no instance-dependent instruction wrote (each core copying '
-          'the same tail columns of an input). Also reports a barrier only some cores reach.'),
+          'the same tail columns of an input), or a copy of a view onto itself (a flush, `dma_copy(out, out)`). '
+          'Also reports a barrier only some cores reach.'),
     why='Concurrent instances corrupt shared HBM.',
     bad='nisa.dma_copy(dst=out[0:128, :], src=t)  # every instance writes rows 0..127',
     good=(
