@@ -876,3 +876,24 @@ def test_an_enum_input_is_any_of_its_members() -> None:
     # only the plain mode reads past the end (a launch with the scaled one is fine: a warning); the packed
     # mode's read is on a path the kernel's own assert excludes
     assert (d.code, d.severity, d.line) == ("NKI101", "warning", 21)
+
+
+def test_a_placed_tile_first_used_later_is_checked_for_capacity_there() -> None:
+    # its liveness starts at its first use: the capacity check looks at that point (it used to take the
+    # tensors live at its allocation, none here, and fail on an empty list)
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(x):
+            assert x.shape == (128, 256)
+            out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+            a = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))
+            nisa.dma_copy(dst=out, src=x)
+            nisa.dma_copy(dst=a, src=x)
+            nisa.dma_copy(dst=out, src=a)
+            return out
+    """)
+    assert verify_source(text, "/tmp/k.py") == []

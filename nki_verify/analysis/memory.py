@@ -329,8 +329,8 @@ def _capacity(ka: KernelAnalysis, sizes: Sizes) -> list:
     allocated = [t for t in k.tensors if t.buffer in ir.ON_CHIP and t.kind in ("ndarray", "result")
                  and t.id not in aliases]
     checked: set = set()
-    for t0 in sorted(allocated, key=lambda x: x.order):
-        point = t0.order
+    for t0 in sorted(allocated, key=lambda x: live[x.id][0]):
+        point = live[t0.id][0]  # where it becomes live (its allocation; a placed tensor's first use)
         at_point = [u for u in allocated if live[u.id][0] <= point <= live[u.id][1]]
         # reported where the last of the live tensors is allocated: the allocation that does not fit
         t = max((u for u in at_point if u.buffer == t0.buffer), key=lambda u: (u.order, u.span.line, u.span.col))
