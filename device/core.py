@@ -244,6 +244,7 @@ class Program:
         """Bookkeeping of a read: unwritten memory (NKI404), input reads (NKI304), access logs."""
         st = view.storage
         self.touch(st)
+        st.life.reads += 1
         if as_src:
             st.uses_as_src += 1
         else:
@@ -264,7 +265,11 @@ class Program:
     def on_write(self, view: View, values: Any, mask: np.ndarray | None = None, acc: bool = False) -> None:
         """Bookkeeping of a write (before it happens: the SPMD log compares old and new values)."""
         st = view.storage
-        self.touch(st)
+        now = self.touch(st)
+        if acc:
+            st.life.reads += 1
+        if len(st.life.write_times) < MAX_WRITE_TIMES:
+            st.life.write_times.append(now)
         if st.kind == "param":
             st.written = True
         # in/out parameters: unsupported in Beta 1 (seed "getting started"); current NKI writes inputs in place
@@ -395,10 +400,22 @@ class Program:
         def start(life: Any) -> int:
             return life.first_use if life.first_use is not None else life.alloc_time
 
+        def clobbers(x: Any, y: Any) -> bool:
+            # a tensor never read holds no value: only its writes inside the other's live range count (as the
+            # verifier's memory._clobbers); when it was written too often to keep every time, assume they do
+            if x.reads == 0 and y.reads == 0:
+                return False
+            for p, q in ((x, y), (y, x)):
+                if p.reads == 0:
+                    if len(p.write_times) >= MAX_WRITE_TIMES:
+                        return True
+                    return any(start(q) <= w <= q.last_use for w in p.write_times)
+            return True
+
         placed = sorted((life for life in self.onchip if life.requested is not None), key=start)
         for i, a in enumerate(placed):
             for b in placed[i + 1:]:
-                if start(b) > a.last_use or a.buffer != b.buffer:
+                if start(b) > a.last_use or a.buffer != b.buffer or not clobbers(a, b):
                     continue
                 pa, pb = a.requested, b.requested
                 if pa.partition < pb.partition + pb.partitions and pb.partition < pa.partition + pa.partitions \
@@ -408,6 +425,9 @@ class Program:
                             f"placements overlap (partitions x bytes): one overwrites the other")
                     where = (("first", (pa.partition, pa.byte)), ("second", (pb.partition, pb.byte)))
                     self.fault("NKI302", what, where, a.site)
+
+
+MAX_WRITE_TIMES = 4096  # write times kept per tensor for the placement check
 
 
 def _assigned_result(st: Any) -> bool:

@@ -48,7 +48,7 @@ class Life:
     frees as soon as the kernel drops it)."""
 
     __slots__ = ("alloc_time", "first_use", "last_use", "uses_as_src", "other_uses", "placement", "buffer", "name",
-                 "site", "kind", "block_bytes", "requested", "inside")
+                 "site", "kind", "block_bytes", "requested", "inside", "reads", "write_times")
 
     def __init__(self, buffer: str, name: str, site: Site, kind: str, block_bytes: int) -> None:
         self.alloc_time = 0
@@ -59,6 +59,8 @@ class Life:
         self.placement = None
         self.requested = None  # the manual placement the kernel asked for (even one outside the buffer)
         self.inside = None  # the loops (by site) every access so far happened in: "used only inside loop L"
+        self.reads = 0  # reads of any kind (an accumulating write reads too)
+        self.write_times = []  # clock times of its writes (a tensor never read only matters where it is written)
         self.buffer, self.name, self.site, self.kind, self.block_bytes = buffer, name, site, kind, block_bytes
 
 

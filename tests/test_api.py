@@ -897,3 +897,31 @@ def test_a_placed_tile_first_used_later_is_checked_for_capacity_there() -> None:
             return out
     """)
     assert verify_source(text, "/tmp/k.py") == []
+
+
+def test_a_placed_tile_never_read_only_clobbers_where_it_is_written() -> None:
+    # `acc` is written twice and never read: only its writes can corrupt `s`, and neither falls inside the
+    # scratch's use; a write in the middle of it does
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(x):
+            assert x.shape == (128, 256)
+            out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+            acc = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))
+            s = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))
+            nisa.dma_copy(dst=acc, src=x)
+            nisa.dma_copy(dst=s, src=x)
+            nisa.dma_copy(dst=out, src=s)
+            nisa.dma_copy(dst=acc, src=x)
+            return out
+    """)
+    assert verify_source(text, "/tmp/k.py") == []
+    lines = text.splitlines()
+    i = next(n for n, line in enumerate(lines) if "dma_copy(dst=out, src=s)" in line)
+    lines[i], lines[i + 1] = lines[i + 1], lines[i]  # the second write of acc before the scratch is read
+    inside = "\n".join(lines) + "\n"
+    assert [(d.code, d.severity) for d in verify_source(inside, "/tmp/k.py")] == [("NKI302", "error")]

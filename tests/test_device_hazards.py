@@ -283,6 +283,31 @@ def k(x):
     assert faults(res) == {("NKI302", dev.line_of(src, "address=(0, 1024)"))}
 
 
+def test_a_placed_tile_never_read_only_clobbers_where_it_is_written(dev: KernelRunner) -> None:
+    # as the verifier (tests/test_api.py): acc is only written, so it conflicts with the scratch only when one
+    # of its writes falls while the scratch holds a value still to be read
+    src = """
+@nki.jit
+def k(x):
+    out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))
+    s = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))
+    nisa.dma_copy(dst=acc, src=x)
+    nisa.dma_copy(dst=s, src=x)
+    nisa.dma_copy(dst=out, src=s)
+    nisa.dma_copy(dst=acc, src=x)
+    return out
+"""
+    x = rand(128, 64)
+    res = dev.execute(src, x)
+    assert faults(res) == set()
+    inside = src.replace("""    nisa.dma_copy(dst=out, src=s)
+    nisa.dma_copy(dst=acc, src=x)""", """    nisa.dma_copy(dst=acc, src=x)
+    nisa.dma_copy(dst=out, src=s)""")
+    assert inside != src
+    assert {code for code, _ in faults(dev.execute(inside, x))} == {"NKI302"}
+
+
 def test_psum_geometry_banks_and_capacity(dev: KernelRunner) -> None:
     src = """
 @nki.jit

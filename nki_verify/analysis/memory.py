@@ -17,7 +17,7 @@ from compiler import ir
 from compiler.spec import dtypes as D
 from compiler.spec.targets import get_target
 
-from ..diagnostics import Note
+from ..diagnostics import WARNING, Note
 from .accesses import fresh
 from .engine import KernelAnalysis, Obligation, location
 
@@ -221,7 +221,7 @@ def _multiplicity(ka: KernelAnalysis, t: ir.Tensor) -> E.Expr:
     return mult
 
 
-def _live_ranges(k: ir.Kernel) -> dict:
+def _live_ranges(k: ir.Kernel, back_edge: bool = True) -> dict:
     """(allocation, last use) in program order; a tensor used inside a loop it was allocated outside of
     stays live to the end of that loop's body (the next iteration uses it again: the back edge).  A tensor
     placed by hand (`address=`) is live from its first use instead: nothing reserves its bytes before, so a
@@ -239,7 +239,7 @@ def _live_ranges(k: ir.Kernel) -> dict:
         for op in ins.operands:
             t = k.tensors[op.tensor]
             first.setdefault(t.id, n)
-            for lid in ins.ctx.loops:
+            for lid in ins.ctx.loops if back_edge else ():
                 if lid not in t.loops:
                     if loop_end[lid] > last.get(t.id, -1):
                         last[t.id] = loop_end[lid]
@@ -262,7 +262,17 @@ def _overlaps(ka: KernelAnalysis, sizes: Sizes) -> list:
     if len(placed) < 2 and not any(t.loops for t in placed):
         return []
     live = _live_ranges(k)
+    straight = _live_ranges(k, back_edge=False)
     loops = {lp.id: lp for lp in k.loops}
+    # tensors the kernel writes and never reads: no value of theirs is live, only their writes can clobber
+    writes: dict = {}
+    read: set = set()
+    for n, ins in enumerate(k.instrs):
+        for op in ins.operands:
+            if op.mode in ("r", "rw"):
+                read.add(op.tensor)
+            if op.mode in ("w", "rw"):
+                writes.setdefault(op.tensor, []).append(n)
     out = []
     for i, a in enumerate(placed):
         for b in placed[i:]:
@@ -271,18 +281,39 @@ def _overlaps(ka: KernelAnalysis, sizes: Sizes) -> list:
             (a0, a1), (b0, b1) = live[a.id], live[b.id]
             if a1 < b0 or b1 < a0:
                 continue
+            if a.id != b.id and not _clobbers(a, b, live, writes, read):
+                continue
             same = a.id == b.id
             if same and not any(_used_outside(k, a, lid) for lid in a.loops):
                 continue  # one instance live at a time
-            out.append(_overlap(ka, sizes, loops, a, b, same))
+            (c0, c1), (d0, d1) = straight[a.id], straight[b.id]
+            # live together only through a loop's back edge: an overlap only if one of them carries a value
+            # from one iteration to the next, which a tile rewritten before it is read in every iteration does
+            # not (the library places a transpose scratch on a PSUM bank its matmul tiles use in each iteration)
+            carried = not same and (c1 < d0 or d1 < c0)
+            out.append(_overlap(ka, sizes, loops, a, b, same, carried))
     return out
+
+
+def _clobbers(a: ir.Tensor, b: ir.Tensor, live: dict, writes: dict, read: set) -> bool:
+    """Whether two placed tensors live at overlapping times can corrupt each other: a tensor never read
+    holds no value anyone needs, so it only matters where it is written inside the other's live range (the
+    library's matmul tiles written in each section, a scratch transpose on their bank in between)."""
+    if a.id not in read and b.id not in read:
+        return False
+    for x, y in ((a, b), (b, a)):
+        if x.id not in read:
+            y0, y1 = live[y.id]
+            return any(y0 <= w <= y1 for w in writes.get(x.id, ()))
+    return True
 
 
 def _rename_instance(ka: KernelAnalysis, t: ir.Tensor, loops: dict, tag: str) -> dict:
     return {loops[lid].var: fresh(ka.uids, f"{loops[lid].var.name}{tag}") for lid in t.loops if lid in loops}
 
 
-def _overlap(ka: KernelAnalysis, sizes: Sizes, loops: dict, a: ir.Tensor, b: ir.Tensor, same: bool) -> Obligation:
+def _overlap(ka: KernelAnalysis, sizes: Sizes, loops: dict, a: ir.Tensor, b: ir.Tensor, same: bool,
+             carried: bool = False) -> Obligation:
     ma = _rename_instance(ka, a, loops, "_1") if same else {}
     mb = _rename_instance(ka, b, loops, "_2") if same else {}
     facts: list = []
@@ -312,9 +343,13 @@ def _overlap(ka: KernelAnalysis, sizes: Sizes, loops: dict, a: ir.Tensor, b: ir.
     else:
         msg = (f"'{a.name}' and '{b.name}' are both live and their manual placements overlap "
                f"(partitions x bytes): one overwrites the other")
+    if carried:
+        msg = (f"'{a.name}' and '{b.name}' are used in the same loop and their manual placements overlap "
+               f"(partitions x bytes): one overwrites the other if either carries a value from one iteration to "
+               f"the next")
     notes = () if same else (Note(location(b.span), f"'{b.name}' is placed here"),)
     return Obligation("NKI302", E.bnot(overlap), tuple(facts + fa + fb), a.span, msg, notes=notes,
-                      show=tuple(ma.values()) + tuple(mb.values()))
+                      show=tuple(ma.values()) + tuple(mb.values()), floor=WARNING if carried else None)
 
 
 # ----------------------------------------------------------------------------- NKI204

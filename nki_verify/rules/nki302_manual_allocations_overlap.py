@@ -9,7 +9,10 @@ RULE = Rule(
     summary='Two manually placed tensors overlap while both are live.',
     what=('Compares the partition x byte rectangles of tensors placed with `address=` that are live at the same '
           'time, including two iterations of a tensor allocated in a loop and kept after it (a list of tiles). '
-          'A placed tensor is live from its first use (nothing reserves its bytes before) to its last use.'),
+          'A placed tensor is live from its first use (nothing reserves its bytes before) to its last use; one '
+          'the kernel never reads holds no value, and only its writes inside the other\'s live range count. Two '
+          'tensors live together only through a loop\'s back edge are a warning (an overlap only if one carries '
+          'a value from one iteration to the next).'),
     why='Overlapping live buffers corrupt each other.',
     bad=(
         'a = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf, address=(0, 0))\n'
