@@ -483,10 +483,12 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
             if dropped and not interp._no_retry:
                 # every path dereferences an optional input left at None: the kernel needs it
                 raise V.GivenRetry(sorted(dropped)[0]) from None
-            tested = [p for p in interp._none_tests if p not in interp._given]
+            tested = [p for p in interp._none_tests if p not in interp._given and _tensor_param(fn, p)]
             if tested and not interp._no_retry:
                 # every path fails with an optional input left at None that the kernel tests (`if cache is not
-                # None: ... else: assert cos is not None`): launches pass it
+                # None: ... else: assert cos is not None`): launches pass it.  Tensors only: an object given in
+                # its place has only its annotated fields (`sbm: Optional[SbufManager]` has none), so what its
+                # methods read would be unknown
                 raise V.GivenRetry(tested[0]) from None
             settled = interp._exact_params | interp._rank_confirmed | interp._no_soft | set(
                 getattr(interp, "_rank_split", ()))
@@ -527,6 +529,16 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     optional = tuple(sorted(getattr(interp, "_placeholders", set()) | getattr(interp, "_none_defaults", set())))
     kernel = kb.build(span, description, tuple(params), given, optional)
     return kernel, list(kb.issues)
+
+
+def _tensor_param(fn: Any, name: str) -> bool:
+    """A parameter of `fn` annotated as a tensor (or not annotated)."""
+    a = fn.node.args
+    for p in a.posonlyargs + a.args + a.kwonlyargs:
+        if p.arg == name:
+            ann = ast.unparse(p.annotation) if p.annotation is not None else ""
+            return not ann or any(t in ann for t in TENSOR_ANNOTATIONS)
+    return False
 
 
 def _where(span: ir.Span, entry_file: str) -> str:
