@@ -925,3 +925,33 @@ def test_a_placed_tile_never_read_only_clobbers_where_it_is_written() -> None:
     lines[i], lines[i + 1] = lines[i + 1], lines[i]  # the second write of acc before the scratch is read
     inside = "\n".join(lines) + "\n"
     assert [(d.code, d.severity) for d in verify_source(inside, "/tmp/k.py")] == [("NKI302", "error")]
+
+
+def test_a_return_not_understood_returns_an_unknown_value_not_none() -> None:
+    # the return statement's value is not understood (NKI902 there): the function returns something unknown,
+    # not None by falling off its end, which made each use of the result a misleading "attribute of None"
+    text = src("""
+        import numpy as np
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        class Dims(nl.NKIObject):
+            def __init__(self, p, f):
+                self.p = p
+                self.f = f
+
+        def dims_of(x):
+            return Dims(x.shape[0], [d for d in np.ones(3)][0])
+
+        @nki.jit
+        def k(x):
+            d = dims_of(x)
+            assert d.p == 128
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+            return t
+    """)
+    diags = verify_source(text, "/tmp/k.py")
+    assert any(d.code == "NKI902" and "iterating" in d.message for d in diags)
+    assert not any("of None" in d.message for d in diags), [d.message for d in diags]

@@ -575,6 +575,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         except V.NotUnderstood as exc:
             if not exc.silent:
                 self.not_understood(exc.message, exc.node or st)
+            if isinstance(st, ast.Return) and self.frames and self.frame.kind == "function":
+                # the function returns something not understood, not None by falling off its end (which made
+                # every use of the result a second, misleading finding: "attribute X of None")
+                self.return_value(V.Unknown(f"the value returned at line {st.lineno} (not understood)", self.span(st)))
             self.havoc_targets(st)
         except RecursionError:
             self.not_understood("nesting too deep to follow", st)
@@ -745,7 +749,9 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self.abort_path(st, "raise")
 
     def _return(self, st: ast.Return) -> None:
-        v = self.eval(st.value) if st.value is not None else None
+        self.return_value(self.eval(st.value) if st.value is not None else None)
+
+    def return_value(self, v: Any) -> None:
         base = self.frame.loop_base
         if self.kb is None or len(self.loop_facts) <= base:
             raise ReturnSignal(v)
