@@ -525,11 +525,16 @@ class CallsMixin:
             return tv
         if depth < 3 and ann is not None:
             v = self._eval_in_module(ann, getattr(self, "_field_module", None))
-            if isinstance(v, V.ClassVal) and not v.is_enum:
-                return self.symbolic_instance(v, label, depth + 1)
             if isinstance(v, V.ClassVal):
-                return self.enum_choice(v, label, "config")
+                return self.class_input(v, label, "config", depth + 1)
         return V.Unknown(f"{label} (an input field of type {text or 'unknown'})")
+
+    def class_input(self, cls: V.ClassVal, label: str, role: str, depth: int = 0) -> Any:
+        """An input annotated with a user class: one of its members for an enum, else an instance with
+        symbolic fields."""
+        if cls.is_enum:
+            return self.enum_choice(cls, label, role)
+        return self.symbolic_instance(cls, label, depth)
 
     def enum_choice(self, cls: V.ClassVal, label: str, role: str) -> Any:
         """An input of an enum type: any of its members, chosen by an input symbol numbering them (a Phi

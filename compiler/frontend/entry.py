@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -531,20 +532,23 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     return kernel, list(kb.issues)
 
 
+def _names_tensor(ann: str) -> bool:
+    """An annotation's text names a tensor type (`nl.ndarray`, `Optional[nt.tensor]`)."""
+    return any(t in ann for t in TENSOR_ANNOTATIONS)
+
+
 def _tensor_param(fn: Any, name: str) -> bool:
     """A parameter of `fn` annotated as a tensor (or not annotated)."""
     a = fn.node.args
     for p in a.posonlyargs + a.args + a.kwonlyargs:
         if p.arg == name:
             ann = ast.unparse(p.annotation) if p.annotation is not None else ""
-            return not ann or any(t in ann for t in TENSOR_ANNOTATIONS)
+            return not ann or _names_tensor(ann)
     return False
 
 
 def _where(span: ir.Span, entry_file: str) -> str:
     """`line 12` (in the kernel's file) or `helpers.py:12`, with the call that reaches it from the kernel."""
-    import os
-
     at = f"line {span.line}" if span.file == entry_file else f"{os.path.basename(span.file)}:{span.line}"
     via = getattr(span, "via", None)
     if via:
@@ -696,12 +700,10 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
         return V.Unknown(f"string parameter {p.arg}")
     if base in ("tuple", "Tuple", "list", "List", "dict", "Dict") and p.arg not in evidence:
         return V.Unknown(f"parameter {p.arg}")
-    if ann and not any(t in ann for t in TENSOR_ANNOTATIONS) and p.arg not in evidence:
+    if ann and not _names_tensor(ann) and p.arg not in evidence:
         cls = _annotation_class(interp, p)
-        if cls is not None and cls.is_enum:
-            return interp.enum_choice(cls, p.arg, "scalar")
         if cls is not None:
-            return interp.symbolic_instance(cls, p.arg)
+            return interp.class_input(cls, p.arg, "scalar")
         return V.Unknown(f"parameter {p.arg} of type {ann}")
     kind = getattr(interp, "_value_params", {}).get(p.arg)
     forced = getattr(interp, "_kind_overrides", {}).get(p.arg)
@@ -718,7 +720,7 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
     tv = interp.new_tensor(p.arg, _param_buffer(kb), shape, None, p, "param")
     if p.arg not in interp._exact_params:
         interp._guessed_ranks[tv.tensor.id] = p.arg
-    if p.arg not in evidence and not any(t in ann for t in TENSOR_ANNOTATIONS if ann):
+    if p.arg not in evidence and not (ann and _names_tensor(ann)):
         interp._guessed_kind[tv.tensor.id] = p.arg
     return tv
 
@@ -726,10 +728,8 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
 def _object_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg) -> Any:
     """A parameter used as an object: an instance of its annotated class with symbolic fields, else opaque."""
     cls = _annotation_class(interp, p)
-    if cls is not None and cls.is_enum:
-        return interp.enum_choice(cls, p.arg, "scalar")
     if cls is not None:
-        return interp.symbolic_instance(cls, p.arg)
+        return interp.class_input(cls, p.arg, "scalar")
     return V.Unknown(f"parameter {p.arg} (an object the kernel takes as input)")
 
 

@@ -348,12 +348,9 @@ class OpsMixin:
                 if op is ast.NotEq:
                     r = E.bnot(r)
                 return r.value if isinstance(r, E.BConst) else r
-        if op in (ast.Eq, ast.NotEq) and (isinstance(a, V.DTypeStr) or isinstance(b, V.DTypeStr)):
-            eq = self.equal(a, b)
-            if isinstance(eq, bool):
-                return eq if op is ast.Eq else not eq
-            return eq if op is ast.Eq else E.bnot(eq)
-        if isinstance(a, SCALAR_TYPES) and isinstance(b, SCALAR_TYPES):
+        # (the name of an unknown input dtype is compared as the dtype, by `equal` below)
+        dtype_name = op in (ast.Eq, ast.NotEq) and (isinstance(a, V.DTypeStr) or isinstance(b, V.DTypeStr))
+        if isinstance(a, SCALAR_TYPES) and isinstance(b, SCALAR_TYPES) and not dtype_name:
             try:
                 return PY_CMP[op](a, b)
             except TypeError:
