@@ -203,6 +203,11 @@ CASES = {
                             "view_of_a_rank_four_input": ([r(4, 2, 128, 512)],),
                             "gate_and_up_of_the_same_shape": ([r(128, 4, 256), r(128, 4, 256)],)},
     "pkg_two_modules/kernel.py": {"double": ([r(256, 512)],), "double_shifted": ([r(256, 512)],)},
+    "b2_loop_state.py": {"step_chosen_by_a_branch": ([r(128, 1000)],),
+                         "step_of_either_sign": ([r(128, 512), r(65, 1)],),
+                         "psum_banks_round_robin": ([r(128, 5120)],),
+                         "psum_banks_round_robin_one_too_many": ([r(128, 4608)],),
+                         "running_peak_width": ([r(128, 512)],), "scoped_allocations_in_a_loop": ([r(128, 1024)],)},
 }
 # reads of memory nothing wrote, in kernels written for other checks
 KNOWN_UNINITIALISED = {("b1_dependencies.py", "prefix_rows"), ("b2_memory.py", "too_many_psum_banks"),

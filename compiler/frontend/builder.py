@@ -19,6 +19,12 @@ def _subst_node(node: object, m: dict) -> object:
         return E.substitute(node, m)
     if isinstance(node, tuple):
         return tuple(_subst_node(x, m) for x in node)
+    if isinstance(node, str) and "<" in node:
+        # a message that names a probe (`index <i at iteration start> of ...`) names its closed form instead
+        for s, v in m.items():
+            if isinstance(s, E.Sym) and s.name in node:
+                node = node.replace(s.name, E.short(v))
+        return node
     if dataclasses.is_dataclass(node) and not isinstance(node, type):
         changes = {}
         for f in dataclasses.fields(node):

@@ -167,6 +167,7 @@ def trip_count(start: E.IntLike, stop: E.IntLike, step: E.IntLike, positive: boo
 
 
 SMALL_TRIP = 16
+STEP_SIGN_DEPTH = 6  # levels of a range step taken apart to show it non-negative (ControlMixin._step_nonneg)
 
 
 def _pure_integer_updates(body: list, names: set) -> bool:
@@ -429,7 +430,16 @@ class ControlMixin:
             self.dynamic_loop(st, r)
             return
         positive = self._positive_step(step, st)
-        trip = trip_count(start, stop, step, positive)
+        signed = not positive and V.is_int(step) and not isinstance(step, int) and self.kb is not None
+        if signed:
+            # a computed step the path does not show positive: Python raises for zero, counts down for a negative
+            # one; the loop runs over its iteration number k (as a counting-down loop below) up to a trip count
+            # for either sign
+            self.assume(E.ne(E.lift(step), 0), st, "division")
+            trip = E.lower(E.ite(E.gt(step, 0), trip_count(start, stop, step, True),
+                                 E.maximum(0, E.ceildiv(E.sub(start, stop), E.neg(step)))))
+        else:
+            trip = trip_count(start, stop, step, positive)
         if isinstance(trip, int) and trip == 0:
             self.exec_block(st.orelse)
             return
@@ -440,7 +450,7 @@ class ControlMixin:
         if self.kb is None:
             self._host_range_loop(st, start, step, trip)
             return
-        if isinstance(step, int) and step < 0:
+        if signed or isinstance(step, int) and step < 0:
             # a loop that counts down (`range(n - 1, -1, -1)`): analysed over its iteration number k, from 0 up
             # to the trip count, the target being start + k*step, so that every analysis reads loops one way
             # (indices from start below stop, earlier iterations first)
@@ -455,12 +465,47 @@ class ControlMixin:
     def _positive_step(self, step: Any, st: ast.AST) -> bool:
         """A symbolic range step (`range(0, n, section)` with a computed section) that is positive: Python
         raises for a zero step, so launches with one fail (an assumption, like a nonzero divisor), and a step
-        the path shows non-negative is then positive.  Else the range stays not understood."""
+        the path shows non-negative is then positive.  Else its sign is not known (for_range)."""
         if V.is_int(step) and not isinstance(step, int) and self.kb is not None and \
-                self.decide(E.ge(E.lift(step), 0)) is True:
+                self._step_nonneg(E.lift(step), STEP_SIGN_DEPTH):
             self.assume(E.ne(E.lift(step), 0), st, "division")
             return True
         return False
+
+    def _step_nonneg(self, e: E.Expr, depth: int, local: tuple = ()) -> bool:
+        """`e >= 0` on this path, asked of the parts of a min, product, quotient or conditional when the whole is
+        not settled: a step chosen by an `if` (`min(8, free // need) if free >= need > 0 else 1`) is non-negative
+        because each branch is under its own condition, which one question about the merged value does not
+        see (the quotient of two non-linear sizes defeats the solver).  `local`: the conditions of the
+        conditionals taken apart so far, whose `k <= 0` parts are added to a sum (`free >= need > 0` shows
+        `free >= 0` as `free + (need - free) + (1 - need) >= 1`)."""
+        if self.decide(E.ge(e, 0)) is True:
+            return True
+        if depth <= 0:
+            return False
+        if isinstance(e, E.Ite):
+            f = self.frame
+            for cond, part in ((e.cond, e.a), (E.bnot(e.cond), e.b)):
+                f.pc.append(cond)
+                try:
+                    if not self._step_nonneg(part, depth - 1, local + (cond,)):
+                        return False
+                finally:
+                    f.pc.pop()
+            return True
+        if isinstance(e, (E.Min, E.Mul)):
+            return all(self._step_nonneg(a, depth - 1, local) for a in (e.args if isinstance(e, E.Min) else e.factors))
+        if isinstance(e, E.Max):
+            return any(self._step_nonneg(a, depth - 1, local) for a in e.args)
+        if isinstance(e, E.FloorDiv):  # a divisor of zero raises: a // b >= 0 wherever a, b >= 0
+            return self._step_nonneg(e.a, depth - 1, local) and self._step_nonneg(e.b, depth - 1, local)
+        if isinstance(e, E.Lin) and all(c > 0 for _, c in e.terms) and e.const >= 0 and \
+                all(self._step_nonneg(a, depth - 1, local) for a, _ in e.terms):
+            return True
+        parts = [k for c in local for k in (c.args if isinstance(c, E.BAnd) else (c,))]
+        ks = [k.e for k in parts if isinstance(k, E.Cmp) and k.op == E.LE]
+        return any(self.decide(E.ge(E.add(e, k), 0)) is True for k in ks) or \
+            any(self.decide(E.ge(E.add(e, k1, k2), 0)) is True for i, k1 in enumerate(ks) for k2 in ks[i + 1:])
 
     def _host_range_loop(self, st: ast.For, start: Any, step: Any, trip: Any) -> None:
         if isinstance(trip, int) and trip <= self.options.unroll_limit:
@@ -552,7 +597,9 @@ class ControlMixin:
         finally:
             self.loop_tracks.pop()
             self.heap.end(t)
-        verdict = self._judge_pass(var, probes, track, t, env0, base_attrs)
+        # a known short trip count is unrolled rather than widened (exact values for `for d in dims: n *= d`)
+        widen = not (isinstance(trip, int) and trip <= self.options.unroll_limit)
+        verdict = self._judge_pass(var, probes, track, t, env0, base_attrs, widen)
         if verdict[0] == "ok":
             self._commit_summary(var, start, step, trip, assigned | targets, env0, probes, base_attrs, verdict[1],
                                  mark)
@@ -564,7 +611,7 @@ class ControlMixin:
         return verdict
 
     def _judge_pass(self, var: E.Sym, probes: dict, track: LoopTrack, t: V.Trial, env0: dict,
-                    base_attrs: dict) -> tuple:
+                    base_attrs: dict, widen: bool) -> tuple:
         """("ok", plan) | ("retry", new probes) | ("fail", carried names, touched objects)."""
         f = self.frame
         probe_syms = {p for p in probes.values()}
@@ -586,24 +633,29 @@ class ControlMixin:
         for key, p in probes.items():
             now = f.locals.get(key[1]) if key[0] == "name" else key[1].attrs.get(key[2])
             rule = self._induction(now, p, probe_syms, var)
-            if rule is None:
+            if rule is None or rule[0] == "widen" and not widen:
                 failed_names.add(key[1] if key[0] == "name" else f"{key[1].cls.name}.{key[2]}")
             else:
                 plan["deltas"][key] = rule
         touched_bad = []
+        unsolved = probe_syms - {probes[key] for key in plan["deltas"]}  # probes with no closed form (yet)
         for o in t.touched():
             snap = t.saved[id(o)][1]
             if isinstance(o, V.PyList):
                 items0, tail0 = snap
                 ok = (o.tail is tail0 is None and len(o.items) == len(items0) + 1
                       and all(a is b for a, b in zip(o.items, items0)) and id(o) not in track.reads
-                      and not self._mentions_syms(o.items[-1], probe_syms - set(plan["deltas"].values())))
+                      and not self._mentions_syms(o.items[-1], unsolved))
                 # an empty list that an inner loop (summarised) fills with the same number of values in every
                 # iteration: `for m: for t: tiles.append(...)` is one sequence of trip * length values
                 nested = (not ok and not items0 and tail0 is None and not o.items and o.tail is not None
                           and not (E.free_syms(E.lift(o.tail.length)) & (probe_syms | {var}))
                           and id(o) not in track.reads
-                          and not self._mentions_syms(o.tail.elem, probe_syms - set(plan["deltas"].values())))
+                          and not self._mentions_syms(o.tail.elem, unsolved))
+                # a stack each iteration pushes and pops back (scopes opened and closed): the same items again
+                same = o.tail is tail0 and len(o.items) == len(items0) and all(a is b for a, b in zip(o.items, items0))
+                if same:
+                    continue
                 if ok:
                     plan["lists"].append((o, list(items0)))
                 elif nested:
@@ -649,7 +701,14 @@ class ControlMixin:
         fs_now = E.free_syms(E.lift(now))
         if not (fs_now & probes) and var not in fs_now:
             return ("const", E.lower(now))
-        return None
+        if isinstance(now, E.Mod):  # a counter modulo a loop-invariant count: `bank = (bank + 1) % 8`
+            d = E.sub(now.a, probe)
+            fs = E.free_syms(d) | E.free_syms(now.b)
+            if not (fs & probes) and var not in fs:
+                return ("mod", (E.lower(d), now.b))
+        # any other integer (a running maximum, an address bumped by a size that varies): analysed as an arbitrary
+        # integer at each iteration's start, and not known after the loop; what depends on it is undecided
+        return ("widen", None)
 
     def _mentions_syms(self, v: Any, syms: set) -> bool:
         return bool(syms) and self._mentions_deep(v, set(syms), 0) if not isinstance(v, (int, str, type(None))) \
@@ -672,6 +731,15 @@ class ControlMixin:
             elif kind == "step":
                 probe_map[p] = E.add(x0, E.mul(d, idx))
                 finals[key] = E.lower(E.add(x0, E.mul(d, trip)))
+            elif kind == "mod":
+                d, m = d
+                probe_map[p] = E.ite(E.eq(idx, 0), x0, E.mod(E.add(x0, E.mul(d, idx)), m))
+                finals[key] = E.lower(E.ite(E.gt(trip, 0), E.mod(E.add(x0, E.mul(d, trip)), m), x0))
+            elif kind == "widen":
+                what = key[1] if key[0] == "name" else f"{key[1].cls.name}.{key[2]}"
+                probe_map[p] = self.fresh_int(f"<{what} at the start of an iteration: the loop changes it in a way "
+                                              "not followed>")
+                finals[key] = self.fresh_int(f"<{what} after a loop that changes it in a way not followed>")
             else:
                 probe_map[p] = E.ite(E.eq(idx, 0), x0, d)
                 finals[key] = E.lower(E.ite(E.gt(trip, 0), d, x0))

@@ -1,0 +1,152 @@
+"""Python state a loop with a symbolic trip count carries from one iteration to the next, as real kernels keep it: a
+step chosen by an `if`, a step whose sign the kernel does not fix, a PSUM bank counter taken modulo the bank count,
+a running maximum, and an allocator that opens and closes a scope in each iteration.  Each was 'not understood'
+(NKI902) and the rest of the loop was checked with unknown values, or not at all."""
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+def _bytes(dtype):
+    if dtype == nl.float32 or dtype == nl.int32:
+        return 4
+    if dtype == nl.bfloat16 or dtype == nl.float16 or dtype == nl.int16:
+        return 2
+    if dtype == nl.float8_e4m3 or dtype == nl.int8:
+        return 1
+    return 4
+
+
+@nki.jit
+def step_chosen_by_a_branch(x):
+    # the step is min(4, free // need) when there is room for one group and 1 otherwise: each branch is
+    # positive under its own condition, which no single question about the merged value sees
+    P, F = x.shape
+    assert P == 128 and F <= 8192
+    size = _bytes(x.dtype)
+    window = (min(512, F) - 1) * 2 + (F % 7) * 3 + 1
+    free = 196608 - window * size - (F + 127) // 128 * min(512, F) * size
+    need = (F + 127) // 128 * size * 128 + min(512, F) * size * 2
+    if need > 0 and free >= need:
+        group = min(4, free // need)
+    else:
+        group = 1
+    out = nl.ndarray((128, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    for start in range(0, F, group * 128):
+        width = min(group * 128, F - start)
+        t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t[:, 0:width], src=x[:, start:start + width])
+        nisa.dma_copy(dst=out[:, start:start + width], src=t[:, 0:width])
+    return out
+
+
+@nki.jit
+def step_of_either_sign(x, rows):
+    # a step the kernel never shows positive: the loop is analysed for either sign (it counts down past 0 when
+    # the step is negative), so the tile read past column 512 is found
+    assert x.shape == (128, 512)
+    step = rows.shape[0] - 64
+    out = nl.ndarray((128, 128), dtype=x.dtype, buffer=nl.shared_hbm)
+    for s in range(0, 512, step):
+        t = nl.ndarray((128, 128), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[:, s:s + 128])  # expect: NKI101 warning
+        nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+def _bank_tiles(n):
+    banks = []
+    for _ in range(n):
+        banks.append(nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum))
+    return banks
+
+
+@nki.jit
+def psum_banks_round_robin(x):
+    # `bank = (bank + 1) % 8` over a symbolic trip count: bank is (i % 8) in iteration i, an index into the 8 tiles
+    P, F = x.shape
+    assert P == 128 and F % 512 == 0
+    banks = _bank_tiles(8)
+    out = nl.ndarray((128, F), dtype=nl.float32, buffer=nl.shared_hbm)
+    bank = 0
+    for i in nl.sequential_range(F // 512):
+        t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[:, i * 512:(i + 1) * 512])
+        nisa.tensor_copy(dst=banks[bank], src=t)
+        nisa.tensor_copy(dst=t, src=banks[bank])
+        nisa.dma_copy(dst=out[:, i * 512:(i + 1) * 512], src=t)
+        bank = (bank + 1) % 8
+    return out
+
+
+@nki.jit
+def psum_banks_round_robin_one_too_many(x):
+    # the counter runs modulo 9 over 8 tiles: iteration 8 indexes past the list
+    P, F = x.shape
+    assert P == 128 and F % 512 == 0
+    banks = _bank_tiles(8)
+    out = nl.ndarray((128, F), dtype=nl.float32, buffer=nl.shared_hbm)
+    bank = 0
+    for i in nl.sequential_range(F // 512):
+        t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[:, i * 512:(i + 1) * 512])
+        nisa.tensor_copy(dst=banks[bank], src=t)  # expect: NKI101 warning
+        nisa.dma_copy(dst=out[:, i * 512:(i + 1) * 512], src=t)
+        bank = (bank + 1) % 9
+    return out
+
+
+@nki.jit
+def running_peak_width(x):
+    # a running maximum has no closed form: the loop is still checked, and what depends on the maximum after it
+    # is said to be undecided, not passed
+    P, F = x.shape
+    assert P == 128 and F % 128 == 0 and F <= 4096
+    peak = 0
+    out = nl.ndarray((128, 128), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 128), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.memset(dst=t, value=0.0)
+    for i in nl.sequential_range(F // 128):
+        width = (i % 3 + 1) * 32
+        peak = max(peak, width)
+        nisa.dma_copy(dst=t[:, 0:width], src=x[:, i * 128:i * 128 + width])
+    scratch = nl.ndarray((128, peak + 1), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=scratch[:, 0:96], src=t[:, 0:96])  # expect: NKI901 warning
+    nisa.dma_copy(dst=out[:, 0:96], src=scratch[:, 0:96])  # expect: NKI901 warning
+    return out
+
+
+class ScopedStack(nl.NKIObject):
+    """An address allocator: a scope opened in each iteration is closed before the next one."""
+
+    def __init__(self, base):
+        self.top = base
+        self.scopes = []
+
+    def open_scope(self):
+        self.scopes.append(self.top)
+
+    def alloc(self, nbytes):
+        addr = self.top
+        self.top = self.top + nbytes
+        return addr
+
+    def close_scope(self):
+        self.top = self.scopes.pop()
+
+
+@nki.jit
+def scoped_allocations_in_a_loop(x):
+    P, F = x.shape
+    assert P == 128 and F % 512 == 0
+    stack = ScopedStack(0)
+    out = nl.ndarray((128, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.sequential_range(F // 512):
+        stack.open_scope()
+        a = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf, address=(0, stack.alloc(2048)))
+        b = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf, address=(0, stack.alloc(2048)))
+        nisa.dma_copy(dst=a, src=x[:, i * 512:(i + 1) * 512])
+        nisa.tensor_copy(dst=b, src=a)
+        nisa.dma_copy(dst=out[:, i * 512:(i + 1) * 512], src=b)
+        stack.close_scope()
+    return out
