@@ -129,7 +129,8 @@ CASES = {
         "halves", "halves_then_flush", "same_rows", "exchange_with_barrier", "exchange_without_barrier",
         "barrier_on_one_core", "both_cores_zero_the_output", "both_cores_fill_with_their_id")} | {
         "one_core_worth_of_rows_but_shifted": ([r(128, 512)], 2)},
-    "b2_input_ranks.py": {"fold_experts": ([r(2, 3, 64, 96)],), "fold_experts_past_the_end": ([r(2, 3, 64, 96)],),
+    "b2_input_ranks.py": {"two_layouts_of_one_input": ([r(128, 512), 0],),
+                          "fold_experts": ([r(2, 3, 64, 96)],), "fold_experts_past_the_end": ([r(2, 3, 64, 96)],),
                           "merged_shapes": ([r(128, 512), 2],), "tail_of_the_shape": ([r(4, 128, 512)],),
                           "tail_of_the_shape_one_block_too_far": ([r(4, 128, 512)],),
                           "blocks_and_the_rest": ([r(4, 128, 512)],),

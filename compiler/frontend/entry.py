@@ -591,6 +591,10 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     exact = {p: r for p, r in overrides.items() if r > 0 and p not in getattr(interp, "_rank_at_least", ())}
     interp._guessed_ranks = {}
     interp._exact_params = set(_exact_rank_params(fn.node, [p.arg for p in pos])) | set(exact)
+    # a rank learnt from one use is still a guess at the next: a use with another rank on another path (one
+    # implementation of a dispatching kernel unpacks `T, H = x.shape`, another `B, T, H = x.shape`) is a conflict,
+    # analysed once per rank (see _run_with_retries), not a path the front end does not understand
+    interp._stated_params = interp._exact_params - set(exact)
     interp._rank_confirmed = set()  # guessed ranks a use agreed with (`a, b = x.shape`): no hint moves them
     interp._rank_observed = {}
     hints.update({p: r for p, r in overrides.items() if r > 0})
@@ -718,7 +722,7 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
     rank = hints.get(p.arg, 2)
     shape = tuple(kb.new_sym(f"{p.arg}.shape[{i}]", "shape", 1) for i in range(rank))
     tv = interp.new_tensor(p.arg, _param_buffer(kb), shape, None, p, "param")
-    if p.arg not in interp._exact_params:
+    if p.arg not in interp._stated_params:
         interp._guessed_ranks[tv.tensor.id] = p.arg
     if p.arg not in evidence and not (ann and _names_tensor(ann)):
         interp._guessed_kind[tv.tensor.id] = p.arg
@@ -881,16 +885,17 @@ def _is_shape(n: ast.AST) -> bool:
 
 
 def _exact_rank_params(fn_node: ast.AST, params: list) -> list:
-    """Parameters whose rank the body states exactly (tuple unpacking of .shape, len(x.shape) == k)."""
+    """Parameters whose rank the body states exactly (tuple unpacking of .shape, len(x.shape) == k).  Unpacked
+    with two lengths on two paths, the rank is not stated: each path's rank is analysed (_run_with_retries)."""
     ps = set(params)
-    out = []
+    lengths: dict = {}
     for n in walk(fn_node):
         if isinstance(n, ast.Assign) and isinstance(n.targets[0], (ast.Tuple, ast.List)):
             v = n.value
             if isinstance(v, ast.Attribute) and v.attr == "shape" and isinstance(v.value, ast.Name) and \
                     v.value.id in ps and not any(isinstance(e, ast.Starred) for e in n.targets[0].elts):
-                out.append(v.value.id)
-    return out
+                lengths.setdefault(v.value.id, set()).add(len(n.targets[0].elts))
+    return [p for p, ls in lengths.items() if len(ls) == 1]
 
 
 def _tensor_evidence(fn_node: ast.AST, params: list) -> set:

@@ -125,6 +125,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._rank_observed: dict = {}  # params whose guessed shape's length was taken -> that rank, latest last
         self._no_soft: set = set()  # params whose soft rank hint a use contradicted
         self._exact_params: set = set()
+        self._stated_params: set = set()  # params whose rank the kernel states (not learnt from a retry)
         self._no_retry = False
         self._value_params: dict = {}
         self._none_defaults: set = set()  # kernel inputs left at their default None in this run

@@ -161,3 +161,25 @@ def unpacked_tail(x):
     nisa.dma_copy(dst=t, src=x[0])
     nisa.dma_copy(dst=out, src=t)
     return out
+
+
+@nki.jit
+def two_layouts_of_one_input(x, blocked: int):
+    # one implementation unpacks three dimensions, the other two: the rank the first use teaches is still a guess
+    # at the second, so the input is analysed once per rank (the two-dimensional path used to be not understood,
+    # and its bug unseen)
+    if blocked == 1:
+        B, T, H = x.shape
+        assert T == 128 and H <= 512
+        out = nl.ndarray((128, H), dtype=x.dtype, buffer=nl.shared_hbm)
+        t = nl.ndarray((128, H), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[B - 1])
+        nisa.dma_copy(dst=out, src=t)
+    else:
+        T, H = x.shape
+        assert T == 128 and H <= 512
+        out = nl.ndarray((128, H), dtype=x.dtype, buffer=nl.shared_hbm)
+        t = nl.ndarray((128, H), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[:, 1:H + 1])  # expect: NKI101 warning
+        nisa.dma_copy(dst=out, src=t)
+    return out
