@@ -170,6 +170,11 @@ SMALL_TRIP = 16
 STEP_SIGN_DEPTH = 6  # levels of a range step taken apart to show it non-negative (ControlMixin._step_nonneg)
 
 
+def _probe_label(key: tuple) -> str:
+    """A probed value as the kernel names it: ("name", x) is x, ("attr", obj, k) is Class.k."""
+    return key[1] if key[0] == "name" else f"{key[1].cls.name}.{key[2]}"
+
+
 def _pure_integer_updates(body: list, names: set) -> bool:
     """Only assignments of plain names, no calls and no control flow (a search loop)."""
     for st in body:
@@ -436,8 +441,10 @@ class ControlMixin:
             # one; the loop runs over its iteration number k (as a counting-down loop below) up to a trip count
             # for either sign
             self.assume(E.ne(E.lift(step), 0), st, "division")
+            # (counting down from start to stop by step takes as many iterations as counting up from stop to start
+            # by -step)
             trip = E.lower(E.ite(E.gt(step, 0), trip_count(start, stop, step, True),
-                                 E.maximum(0, E.ceildiv(E.sub(start, stop), E.neg(step)))))
+                                 trip_count(stop, start, E.neg(step), True)))
         else:
             trip = trip_count(start, stop, step, positive)
         if isinstance(trip, int) and trip == 0:
@@ -634,7 +641,7 @@ class ControlMixin:
             now = f.locals.get(key[1]) if key[0] == "name" else key[1].attrs.get(key[2])
             rule = self._induction(now, p, probe_syms, var)
             if rule is None or rule[0] == "widen" and not widen:
-                failed_names.add(key[1] if key[0] == "name" else f"{key[1].cls.name}.{key[2]}")
+                failed_names.add(_probe_label(key))
             else:
                 plan["deltas"][key] = rule
         touched_bad = []
@@ -643,6 +650,9 @@ class ControlMixin:
             snap = t.saved[id(o)][1]
             if isinstance(o, V.PyList):
                 items0, tail0 = snap
+                # a stack each iteration pushes and pops back (scopes opened and closed): the same items again
+                if o.tail is tail0 and len(o.items) == len(items0) and all(a is b for a, b in zip(o.items, items0)):
+                    continue
                 ok = (o.tail is tail0 is None and len(o.items) == len(items0) + 1
                       and all(a is b for a, b in zip(o.items, items0)) and id(o) not in track.reads
                       and not self._mentions_syms(o.items[-1], unsolved))
@@ -652,10 +662,6 @@ class ControlMixin:
                           and not (E.free_syms(E.lift(o.tail.length)) & (probe_syms | {var}))
                           and id(o) not in track.reads
                           and not self._mentions_syms(o.tail.elem, unsolved))
-                # a stack each iteration pushes and pops back (scopes opened and closed): the same items again
-                same = o.tail is tail0 and len(o.items) == len(items0) and all(a is b for a, b in zip(o.items, items0))
-                if same:
-                    continue
                 if ok:
                     plan["lists"].append((o, list(items0)))
                 elif nested:
@@ -669,7 +675,7 @@ class ControlMixin:
                         continue
                     if k not in snap or snap[k] is not v and not self._same(snap[k], v):
                         if k in snap and (V.is_int(snap[k]) or isinstance(snap[k], (bool, E.BExpr))):
-                            more[key] = self._probe(f"{o.cls.name}.{k}", snap[k])
+                            more[key] = self._probe(_probe_label(key), snap[k])
                         else:
                             touched_bad.append(o)
                             break
@@ -736,7 +742,7 @@ class ControlMixin:
                 probe_map[p] = E.ite(E.eq(idx, 0), x0, E.mod(E.add(x0, E.mul(d, idx)), m))
                 finals[key] = E.lower(E.ite(E.gt(trip, 0), E.mod(E.add(x0, E.mul(d, trip)), m), x0))
             elif kind == "widen":
-                what = key[1] if key[0] == "name" else f"{key[1].cls.name}.{key[2]}"
+                what = _probe_label(key)
                 probe_map[p] = self.fresh_int(f"<{what} at the start of an iteration: the loop changes it in a way "
                                               "not followed>")
                 finals[key] = self.fresh_int(f"<{what} after a loop that changes it in a way not followed>")

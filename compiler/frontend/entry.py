@@ -590,11 +590,11 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     interp._guessed_kind = {}
     exact = {p: r for p, r in overrides.items() if r > 0 and p not in getattr(interp, "_rank_at_least", ())}
     interp._guessed_ranks = {}
-    interp._exact_params = set(_exact_rank_params(fn.node, [p.arg for p in pos])) | set(exact)
-    # a rank learnt from one use is still a guess at the next: a use with another rank on another path (one
-    # implementation of a dispatching kernel unpacks `T, H = x.shape`, another `B, T, H = x.shape`) is a conflict,
-    # analysed once per rank (see _run_with_retries), not a path the front end does not understand
-    interp._stated_params = interp._exact_params - set(exact)
+    # a rank learnt from one use (`exact`) is still a guess at the next: a use with another rank on another path
+    # (one implementation of a dispatching kernel unpacks `T, H = x.shape`, another `B, T, H = x.shape`) is a
+    # conflict, analysed once per rank (see _run_with_retries), not a path the front end does not understand
+    interp._stated_params = set(_exact_rank_params(fn.node, [p.arg for p in pos]))
+    interp._exact_params = interp._stated_params | set(exact)
     interp._rank_confirmed = set()  # guessed ranks a use agreed with (`a, b = x.shape`): no hint moves them
     interp._rank_observed = {}
     hints.update({p: r for p, r in overrides.items() if r > 0})

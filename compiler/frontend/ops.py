@@ -405,16 +405,19 @@ class OpsMixin:
                 settled = self._rank_confirmed | self._exact_params
                 split = getattr(self, "_rank_split", ())
                 for x, y in ((a, b), (b, a)):
-                    if isinstance(x, V.GuessedShape) and x.param not in settled and x.param not in split:
-                        if not isinstance(y, V.GuessedShape) or y.param in settled or y.param in split:
+                    if not isinstance(x, V.GuessedShape) or x.param in split or \
+                            x.param in self._rank_confirmed | self._stated_params:
+                        continue
+                    fixed_here = isinstance(y, V.GuessedShape) and y.param in split
+                    if x.param in self._exact_params:
+                        # a rank learnt by a retry moves only for an input whose rank this run fixes (`cos.shape
+                        # == sin.shape` in the run for a rank-2 cos): it follows, as a conflict of its own
+                        if fixed_here:
                             self.rank_mismatch(x.param, len(y) + x.dropped)
-                        elif len(x) < len(y):
-                            self.rank_mismatch(x.param, len(y) + x.dropped, at_least=True)
-                    elif isinstance(x, V.GuessedShape) and isinstance(y, V.GuessedShape) and y.param in split and \
-                            x.param not in split and x.param not in self._rank_confirmed | self._stated_params:
-                        # a rank learnt by a retry meets an input whose rank this run fixes (`cos.shape ==
-                        # sin.shape` in the run for a rank-2 cos): it follows, as a conflict of its own
+                    elif not isinstance(y, V.GuessedShape) or y.param in settled or fixed_here:
                         self.rank_mismatch(x.param, len(y) + x.dropped)
+                    elif len(x) < len(y):
+                        self.rank_mismatch(x.param, len(y) + x.dropped, at_least=True)
                 return False
             for x, y in ((a, b), (b, a)):
                 if isinstance(x, V.GuessedShape) and not isinstance(y, V.GuessedShape):
