@@ -22,6 +22,9 @@ from . import expr as E
 SBUF, PSUM, HBM, SHARED_HBM, PRIVATE_HBM = "sbuf", "psum", "hbm", "shared_hbm", "private_hbm"
 ON_CHIP = (SBUF, PSUM)
 HBM_KINDS = (HBM, SHARED_HBM, PRIVATE_HBM)
+# why an optional input (default None) is analysed as given (Kernel.given_why)
+GIVEN_DEREFERENCED = "dereferenced by the kernel"
+GIVEN_NONE_FAILS = "every path with it left at None fails"
 
 B1, B2 = "beta1", "beta2"  # neuronxcc.nki vs nki
 
@@ -256,6 +259,7 @@ class Kernel:
     complete: bool = True  # False when part of the kernel was not understood
     target_origin: str = "default"  # option (--target) | kernel (platform_target=) | default
     given: tuple = ()  # optional inputs (default None) analysed as given: the kernel dereferences them
+    given_why: tuple = ()  # why each of `given` is (the same order): GIVEN_DEREFERENCED or GIVEN_NONE_FAILS
     # inputs with a None default, analysed as None or (`block: int = None`, a placeholder the caller replaces;
     # the optional inputs above) as a value: the analysis sees one of a launch's two choices
     placeholders: tuple = ()

@@ -572,6 +572,38 @@ def test_a_race_only_some_config_values_have_is_not_reported_like_other_config_f
     assert [d.code for d in verify_source(always, "/tmp/k.py")] == ["NKI401"]
 
 
+def test_an_optional_input_every_path_requires_says_why_it_is_given() -> None:
+    # the kernel never dereferences `cos` where it is None: it asserts it is not, so every path with it left at
+    # None fails, and the finding's note says that (not that the kernel dereferences it)
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(q, cache=None, cos=None, bias=None):
+            if cache is not None:
+                table = cache
+            else:
+                assert cos is not None, "pass the cache or cos"
+                table = cos
+            assert q.shape == (128, 256) and table.shape == (128, 256)
+            t = nl.ndarray((128, 256), dtype=bias.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=q[0:128, 1:257])
+            return t
+    """)
+    r = analyze_source(text, "/tmp/k.py")
+    (d,) = [d for d in r.diagnostics if d.code == "NKI101"]
+    assert d.location.line == 14
+    notes = sorted(n.message for n in d.notes if "optional input" in n.message)
+    assert notes == ["analysed with the optional input bias given: the kernel dereferences it, so a launch without "
+                     "it fails while tracing",
+                     "analysed with the optional input cos given: every path with it left at None fails (an assert "
+                     "or raise), so launches pass it"]
+    assert r.kernels[0].context.endswith("; bias given (optional, and dereferenced by the kernel); cos given "
+                                         "(optional, and every path with it left at None fails)")
+
+
 def test_an_optional_input_some_paths_dereference_is_analysed_both_ways() -> None:
     # `use_bias == 1` without a bias fails while tracing: the kernel is analysed without the bias (the flag's
     # other paths) and with it, and each analysis finds the bug on its own path

@@ -366,6 +366,8 @@ def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -
     and given."""
     interp._given = set()  # optional inputs left at None that the kernel dereferences anyway: analysed as given
     interp._none_derefs = set()
+    interp._given_why = {}  # param -> why it is analysed as given (see GivenRetry)
+    interp._silent_runs = {}  # id(kernel) -> (span, where) of rank-split runs that failed on every path
     out = _run_with_retries(interp, kv, ctx)
     conditional = interp._none_derefs - interp._given
     if conditional and len(interp._given | conditional) <= MAX_GIVEN:
@@ -394,6 +396,7 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
             if g.param in interp._given or len(interp._given) >= MAX_GIVEN:
                 break
             interp._given.add(g.param)
+            interp._given_why[g.param] = g.why
         except V.RankRetry as r:
             if r.rank < V.KIND_OBJECT or r.rank > 8 or r.param in split:
                 break
@@ -427,6 +430,19 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
         out = []
         for rank in ranks:
             out += _run_with_retries(interp, kv, ctx, {**overrides, param: rank}, split | {param})
+        silent = [interp._silent_runs.get(id(k)) for k, _ in out]
+        if out and all(silent):
+            # each run dropped the paths of the other ranks and failed on all of its own: no rank of the input
+            # gets through, so the kernel fails for every input (said once, on the last run)
+            kernel, issues = out[-1]
+            for k, _ in out:
+                interp._silent_runs.pop(id(k), None)
+            span, where = silent[-1]
+            ranks_text = " and ".join(str(r) for r in ranks)
+            issues.append(ir.FrontendIssue(
+                "NKI901", f"{EVERY_PATH_FAILS} (an assert or raise always triggers) for every rank of input "
+                f"{param!r} its uses admit ({ranks_text}){where}; nothing after it was checked", span, kernel.name,
+                "warning"))
         return out
     interp._rank_overrides = dict(overrides)
     interp._rank_split = set(split)
@@ -465,6 +481,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     interp._last_abort = None
     interp.steps = 0
     span = interp.span(fn.node, fn.module)
+    silent = None  # (span, where) when a rank-split run fails on every path (see _run_with_retries)
     params = [p.arg for p in fn.node.args.posonlyargs + fn.node.args.args]
     try:
         try:
@@ -490,7 +507,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
                 # None: ... else: assert cos is not None`): launches pass it.  Tensors only: an object given in
                 # its place has only its annotated fields (`sbm: Optional[SbufManager]` has none), so what its
                 # methods read would be unknown
-                raise V.GivenRetry(tested[0]) from None
+                raise V.GivenRetry(tested[0], ir.GIVEN_NONE_FAILS) from None
             settled = interp._exact_params | interp._rank_confirmed | interp._no_soft | set(
                 getattr(interp, "_rank_split", ()))
             observed = [(p, r) for p, r in interp._rank_observed.items() if p not in settled and r < 8]
@@ -499,14 +516,17 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
                 # is tried (a hint: a use that settles the rank wins over it)
                 param, rank = observed[-1]
                 raise V.RankRetry(param, rank + 1, at_least=True, soft=True) from None
-            if not getattr(interp, "_rank_split", None) and all(i.code in ("NKI901", "NKI902") for i in kb.issues) \
-                    and not any(c.cond == E.FALSE for c in kb.checks):
-                # (a run for one rank of an input used with several drops the paths of the other ranks; a finding
-                # the front end reported where a path fails, `w.shape[3]` of a 3-tuple, says why already)
+            if all(i.code in ("NKI901", "NKI902") for i in kb.issues) and not any(c.cond == E.FALSE for c in kb.checks):
+                # (a finding the front end reported where a path fails, `w.shape[3]` of a 3-tuple, says why already)
                 last = interp._last_abort
                 where = f"; the last path fails at {_where(last, kb.path)}" if last is not None else ""
-                kb.issue("NKI901", f"{EVERY_PATH_FAILS} (an assert or raise always triggers) for "
-                                   f"the analysed inputs{where}; nothing after it was checked", span, "warning")
+                if getattr(interp, "_rank_split", None):
+                    # a run for one rank of an input used with several drops the paths of the other ranks: said
+                    # only if the runs for its other ranks fail on every path too (see _run_with_retries)
+                    silent = (span, where)
+                else:
+                    kb.issue("NKI901", f"{EVERY_PATH_FAILS} (an assert or raise always triggers) for "
+                                       f"the analysed inputs{where}; nothing after it was checked", span, "warning")
         except V.NotUnderstood as exc:
             interp.not_understood(exc.message, exc.node or fn.node)
         except BudgetExceeded:
@@ -524,11 +544,15 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
         opts.target = saved_target
     description = ctx.description
     given = tuple(sorted(interp._given))
-    if given:
-        description += "; " + ", ".join(given) + " given (optional, and dereferenced by the kernel)"
+    given_why = tuple(getattr(interp, "_given_why", {}).get(p, ir.GIVEN_DEREFERENCED) for p in given)
+    for why in dict.fromkeys(given_why):
+        names = [p for p, w in zip(given, given_why) if w == why]
+        description += "; " + ", ".join(names) + f" given (optional, and {why})"
     # inputs with a None default, analysed as None or as a value: a launch may choose the other
     optional = tuple(sorted(getattr(interp, "_placeholders", set()) | getattr(interp, "_none_defaults", set())))
-    kernel = kb.build(span, description, tuple(params), given, optional)
+    kernel = kb.build(span, description, tuple(params), given, given_why, optional)
+    if silent is not None:
+        interp._silent_runs[id(kernel)] = silent
     return kernel, list(kb.issues)
 
 

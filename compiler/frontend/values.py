@@ -498,11 +498,12 @@ class RankRetry(Exception):
 
 class GivenRetry(Exception):
     """The kernel dereferences an optional input left at its default None (`bias.dtype`, `bias[0]`) on a
-    path every launch takes: analyse it again with that input given."""
+    path every launch takes, or every path with it left at None fails after testing it (`assert cos is not
+    None`): analyse it again with that input given.  `why` says which, for the kernel's description."""
 
-    def __init__(self, param: str) -> None:
+    def __init__(self, param: str, why: str = ir.GIVEN_DEREFERENCED) -> None:
         super().__init__(f"{param} is used as given")
-        self.param = param
+        self.param, self.why = param, why
 
 
 class DTypeStr(str):

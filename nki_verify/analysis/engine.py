@@ -659,13 +659,17 @@ class KernelAnalysis:
                 notes.append(Note(location(lp.span), f"loop index {self.names(lp.var)} ranges over "
                                                      f"range({self.show(lp.start)}, {self.show(lp.stop)}"
                                                      f"{'' if lp.step == E.ONE else ', ' + self.show(lp.step)})"))
-        if self.k.given:
-            # said where the findings are read, not only in the kernel report: the user may never have passed it
-            one = len(self.k.given) == 1
-            notes.append(Note(location(self.k.span),
-                              f"analysed with the optional input{'' if one else 's'} {', '.join(self.k.given)} given: "
-                              f"the kernel dereferences {'it' if one else 'them'}, so a launch without "
-                              f"{'it' if one else 'them'} fails while tracing"))
+        # said where the findings are read, not only in the kernel report: the user may never have passed it
+        whys = self.k.given_why or ("",) * len(self.k.given)
+        for why in dict.fromkeys(whys):
+            names = [p for p, w in zip(self.k.given, whys) if w == why]
+            one = len(names) == 1
+            it = "it" if one else "them"
+            reason = (f"every path with {it} left at None fails (an assert or raise), so launches pass {it}"
+                      if why == ir.GIVEN_NONE_FAILS else
+                      f"the kernel dereferences {it}, so a launch without {it} fails while tracing")
+            notes.append(Note(location(self.k.span), f"analysed with the optional input{'' if one else 's'} "
+                                                     f"{', '.join(names)} given: {reason}"))
         return tuple(notes)
 
     def _suggest(self, ob: Obligation, local: list, inputs: list, model: dict) -> str | None:

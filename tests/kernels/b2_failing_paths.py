@@ -114,3 +114,32 @@ def every_path_fails(x):  # expect: NKI901 warning
     out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
     only_small(8)
     return out
+
+
+@nki.jit
+def no_layout_of_the_input_gets_through(x, blocked: int):  # expect: NKI901 warning
+    # the two layouts unpack different ranks of x, so it is analysed once per rank, each run dropping the other
+    # rank's paths; both layouts end in a stub, so no launch gets through (this used to be silent)
+    if blocked == 1:
+        B, T, H = x.shape
+        raise NotImplementedError("the blocked layout is not written yet")
+    else:
+        T, H = x.shape
+        assert T == 128
+        raise NotImplementedError("the flat layout is not written yet")
+
+
+@nki.jit
+def one_layout_of_the_input_gets_through(x, blocked: int):
+    # the good twin: the flat layout is written, and its path is checked
+    if blocked == 1:
+        B, T, H = x.shape
+        raise NotImplementedError("the blocked layout is not written yet")
+    else:
+        T, H = x.shape
+        assert T == 128 and H <= 512
+        t = nl.ndarray((128, H), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[:, 0:H])
+        out = nl.ndarray((128, H), dtype=x.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t)
+        return out
