@@ -349,3 +349,20 @@ def test_conjunct_implication_never_proves_something_false(k1, k2, op_fact, op_g
         for w, g, k in itertools.product(range(-2, 3), range(-2, 3), (x, y)):
             env = {W: w, G: g, K: k}
             assert not E.evaluate(fact, env) or E.evaluate(goal, env), (op_fact, k1, op_goal, k2, env)
+
+
+# ----------------------------------------------------------------------------- the linear question
+
+
+def test_opaque_terms_of_the_linear_question_are_distinct_variables():
+    # `E*I*B % (H // g) == 0` with positive factors is satisfiable (E*I*B = H // g); the remainder's variable was
+    # named after the memo's size before its operands were translated, so it shared the product's name: the
+    # remainder 0 made the product 0, and the linear question "proved" the facts contradictory
+    H, M, g = sym("H", 63), sym("M", 64), sym("g", 65)
+    facts = [E.gt(M, 0), E.gt(K, 0), E.gt(N, 0), E.eq(E.mod(E.mul(E.mul(K, M), N), E.floordiv(H, g)), 0)]
+    proved, hint = Prover([], 2000)._linear_proof(E.FALSE, facts)
+    assert not proved and hint is not None
+    # and nothing false is proved about such terms: the remainder is below its divisor, not equal to the product
+    p = Prover([], 2000)
+    assert not p._linear_proof(E.eq(E.mod(E.mul(K, M), H), E.mul(K, M)), [E.gt(H, 0), E.gt(K, 0), E.gt(M, 0)])[0]
+    assert p._linear_proof(E.lt(E.mod(E.mul(K, M), H), H), [E.gt(H, 0)])[0]

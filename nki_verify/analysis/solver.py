@@ -10,6 +10,7 @@ by interval reasoning and never reach it.
 from __future__ import annotations
 
 import gc
+import itertools
 import weakref
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -143,6 +144,7 @@ class Translator:
         self._c = self.z3.z3core
         self._ref = self.ctx.ref()
         self._lemma: dict = {}  # abstract mode: opaque term -> what its definition implies linearly
+        self._opaque_ids = itertools.count()  # abstract mode: the opaque terms' variables, each its own name
 
     def lemmas(self, exprs: list) -> list:
         """Abstract mode: the lemmas of the opaque terms in `exprs` (each term once, in first-visit order)."""
@@ -165,7 +167,10 @@ class Translator:
         product of signed factors, the range of a remainder (`0 <= a % b < b` for b > 0), the sign of a
         quotient.  They keep proofs like `n % m <= m` (m > 0) within reach of the linear question."""
         z3 = self.z3
-        v = z3.Int(f"n{len(self._memo)}", self.ctx)
+        # named by its own count: a name taken from the memo's size, before the operands below are translated,
+        # was the name of the first opaque operand as well (`a*b % c`: the remainder and the product were one
+        # variable, and the linear question proved false facts contradictory)
+        v = z3.Int(f"n{next(self._opaque_ids)}", self.ctx)
         zero = self._num(0)
         if isinstance(e, E.Mul):
             fs = [self.term(f) for f in e.factors]
