@@ -366,3 +366,76 @@ def test_opaque_terms_of_the_linear_question_are_distinct_variables():
     p = Prover([], 2000)
     assert not p._linear_proof(E.eq(E.mod(E.mul(K, M), H), E.mul(K, M)), [E.gt(H, 0), E.gt(K, 0), E.gt(M, 0)])[0]
     assert p._linear_proof(E.lt(E.mod(E.mul(K, M), H), H), [E.gt(H, 0)])[0]
+
+
+# ----------------------------------------------------------------------------- narrower questions
+
+
+def test_a_goal_follows_from_its_own_facts_without_the_rest():
+    # the facts over other symbols (a large kernel's non-linear assertions) are left out of the narrow question;
+    # a proof from fewer hypotheses stands
+    H = sym("H", 60)
+    heavy = [E.eq(E.mod(E.mul(K, N), E.add(D, 1)), 0), E.le(E.mul(E.mul(K, N), D), 1 << 20)]
+    p = Prover([E.ge(H, 1)] + heavy, 2000)
+    assert p.proves_narrowly(E.le(E.floordiv(H, 2), H), [])
+    # what needs the other facts is not proved by the narrow question (H = 2*K), and nothing false is
+    assert not p.proves_narrowly(E.eq(E.mod(H, 2), 0), [E.eq(H, E.mul(2, K))])
+    assert not p.proves_narrowly(E.ge(H, 2), [E.ge(K, 0)])
+    # with no fewer facts to ask with, the narrow question is not asked again
+    assert not Prover([E.ge(H, 1)], 2000).proves_narrowly(E.le(E.floordiv(H, 2), H), [])
+
+
+def test_cases_over_the_grid_make_the_products_linear():
+    # H // g * pid + H // g <= H for an LNC grid g in 1..2 and pid < g: linear in each case
+    H, g = sym("H", 61), sym("g", 62)
+    pid = sym("pid", EXEC_UIDS + 1)
+    base = [E.ge(H, 1), E.ge(g, 1), E.le(g, 2), E.ge(pid, 0), E.lt(pid, g)]
+    goal = E.le(E.add(E.mul(E.floordiv(H, g), pid), E.floordiv(H, g)), H)
+    p = Prover(base, 2000)
+    cases = [{g: E.const(a), pid: E.const(b)} for a in (1, 2) for b in (0, 1)]
+    assert all(p.proves_case(goal, [], c) for c in cases)
+    # without pid < g the case g = 1, pid = 1 is a real violation (2H > H), and is not proved
+    loose = Prover(base[:-1], 2000)
+    assert not loose.proves_case(goal, [], {g: E.const(1), pid: E.const(1)})
+    assert loose.proves_case(goal, [], {g: E.const(2), pid: E.const(1)})
+    # brute force: whatever the cases prove holds at every small value the facts admit
+    for c in cases:
+        if p.proves_case(goal, [], c):
+            for h in range(1, 40):
+                env = {H: h, g: c[g].value, pid: c[pid].value}
+                if all(E.evaluate(f, env) for f in base):
+                    assert E.evaluate(goal, env)
+
+
+def test_an_lnc_kernel_with_many_non_linear_conditions_is_verified():
+    # a kernel that shards its columns over num_programs() and states non-linear conditions on its inputs: they
+    # are satisfiable (they used to be called contradictory, "this assert fails for every input ... nothing in the
+    # kernel was checked", by the linear question above), and the products of the grid's symbols in the slices
+    # are settled case by case or from their own facts
+    text = '''
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def k(x, w, y):
+    T, H = x.shape
+    E, I = w.shape
+    B, C = y.shape
+    n = nl.num_programs(axes=0)
+    s = nl.program_id(0) if nl.program_ndim() != 0 else 0
+    assert T == 128 and H % n == 0 and H // n <= 512
+    assert (H * I) % (n * 32) == 0 and (E * I * B) % (H // n) == 0 and (B * C) % (I + 1) == 0
+    assert E * I * H <= (1 << 30) and (H // n) * C * B % 64 == 0 and (C * E) // (n * B) >= 1
+    hs = H // n
+    t = nl.ndarray((128, hs), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[:, hs * s:hs * s + hs])
+    out = nl.ndarray((128, H), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out[:, hs * s:hs * s + hs], src=t)
+    return out
+'''
+    assert [d.code for d in analyze_source(text, "/tmp/k.py").diagnostics] == []
+    bad = text.replace("src=x[:, hs * s:hs * s + hs]", "src=x[:, hs * s + 1:hs * s + hs + 1]")
+    (d,) = analyze_source(bad, "/tmp/k.py").diagnostics
+    assert d.code == "NKI101" and d.line == 19 and d.counterexample

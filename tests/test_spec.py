@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
+from compiler import expr as E
 from compiler import spec
 from compiler.spec import schema as S
 from nki_verify.rules import RULES
@@ -102,3 +105,22 @@ def test_target_constants() -> None:
     assert spec.get_target("gen3").name == "trn2"
     assert spec.targets.tile_size(spec.get_target("trn2"))["pmax"] == 128
     assert spec.targets.tile_size(spec.get_target("trn2"))["psum_fmax"] == 512
+
+
+def test_element_counts_with_a_shared_dimension_compare_the_rest() -> None:
+    # `x[nl.ds(i * 128, n), :]` <- `z[0:n, :]` (z of width 1): n*F == n*1 is asked as n == 0 or F == 1, the same
+    # question without the product of the symbolic n (which is what the solver gave up on in large kernels)
+    n, F = E.Sym("n", 1, "input"), E.Sym("F", 2, "input")
+    b = FakeBinding({"dst": (n, F), "src": (n, 1)}, {"dst": "float32", "src": "float32"},
+                    {"dst": "hbm", "src": "sbuf"}, {})
+    goal = S.Eq(S.Numel("dst"), S.Numel("src")).ev(b)
+    assert goal == E.bor(E.eq(n, 0), E.eq(F, 1))
+    # the same answers as the product at every small value, and no shared factor, no change
+    for nv, fv in itertools.product(range(0, 5), range(1, 5)):
+        assert E.evaluate(goal, {n: nv, F: fv}) == (nv * fv == nv * 1)
+    apart = FakeBinding({"dst": (n, F), "src": (F, n, 2)}, b.dtypes, b.buffers, {})
+    goal = S.Eq(S.Numel("dst"), S.Numel("src")).ev(apart)
+    for nv, fv in itertools.product(range(0, 5), range(0, 5)):
+        assert E.evaluate(goal, {n: nv, F: fv}) == (nv * fv == fv * nv * 2)
+    other = FakeBinding({"dst": (n, 4), "src": (F, 2)}, b.dtypes, b.buffers, {})
+    assert S.Eq(S.Numel("dst"), S.Numel("src")).ev(other) == E.eq(E.mul(n, 4), E.mul(F, 2))

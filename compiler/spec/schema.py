@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..record import Record
 
+import functools
 from typing import Any, Protocol, Sequence, Union
 
 from .. import expr as E
@@ -263,10 +264,44 @@ class Eq(Pred, Record):
     __slots__ = _fields
 
     def ev(self, b: Binding) -> E.BExpr:
+        fa, fb = _factors(self.a, b), _factors(self.b, b)
+        if fa is not None and fb is not None:
+            return _product_eq(fa, fb)
         return E.eq(self.a.ev(b), self.b.ev(b))
 
     def show(self) -> str:
         return f"{self.a.show()} == {self.b.show()}"
+
+
+def _factors(t: Term, b: Binding) -> list | None:
+    """The factors of a product of dimensions (Numel, Free, Dim, Lit), before they are multiplied out."""
+    if isinstance(t, Numel):
+        return list(_shape(b, t.role))
+    if isinstance(t, Free):
+        return list(_shape(b, t.role))[1:]
+    if isinstance(t, (Dim, Lit)):
+        return [t.ev(b)]
+    return None
+
+
+def _product_eq(fa: list, fb: list) -> E.BExpr:
+    """prod(fa) == prod(fb), with the factors both sides share taken out: c*x == c*y is c == 0 or x == y.  The
+    same question, without the products of a shared (often symbolic) dimension that make it non-linear: a
+    tile `t[0:n, :]` copied into `x[i, 0:n, :]` compares n*F with n*F', which is F == F' unless n is 0."""
+    rest = list(fb)
+    common, only_a = [], []
+    for f in fa:
+        f = E.lower(f)
+        for i, g in enumerate(rest):
+            if not isinstance(f, int) and E.lower(g) == f:
+                common.append(f)
+                del rest[i]
+                break
+        else:
+            only_a.append(f)
+    prod = lambda fs: functools.reduce(lambda x, y: E.lower(E.mul(x, y)), fs, 1)  # noqa: E731
+    same = E.eq(prod(only_a), prod(rest))
+    return E.bor(*(E.eq(c, 0) for c in common), same) if common else same
 
 
 class MultipleOf(Pred, Record):

@@ -54,6 +54,7 @@ QUIET_QUERY_BUDGET = 80
 # them) gets the quiet checks' smaller limit and no second chances for the rest of its checks: their verdicts
 # are the same when decided, and the undecided ones say the budget was spent.  A count, like the others.
 UNDECIDED_BUDGET = 24
+CASE_SPLIT_LIMIT = 16  # cases of a split over symbols with a few values (KernelAnalysis._by_cases)
 # the work allowed to the question asked first of a check on configuration fields (is some configuration always
 # fine?): a short one, since an undecided answer only means the usual questions are asked after it
 PRECHECK_RLIMIT = 30_000
@@ -90,6 +91,7 @@ class Obligation:
 class Stats:
     obligations: int = 0
     by_interval: int = 0
+    by_cases: int = 0  # undecided goals proved by a narrower question: their own facts, or case by case (_by_cases)
     by_radix: int = 0  # two executions shown apart by their distinct index digits (radix.py)
     by_rewrite: int = 0  # non-linear goals shown by the facts' equalities (rewrite.py)
     queries: int = 0
@@ -431,6 +433,29 @@ class KernelAnalysis:
         finally:
             self.bound_queries += self.prover.queries - before
 
+    def _by_cases(self, goal: E.BExpr, local: list, ranges: dict, rlimit: int) -> bool:
+        """Proved once per value of the goal's symbols that take only a few (an LNC launch's program_ndim() in
+        0..2, grid[0] in 1..2, program_id(0) in 0..1; an index over two halves): with each fixed, a product by
+        it (`(H // num_programs) * program_id`) is linear, and the solver settles what it gave up on.  The values
+        come from the symbols' ranges, so the cases cover every input; a case whose value the kernel's facts
+        exclude is proved at once."""
+        if not rewrite.nonlinear(goal):
+            return False
+        small: list = []
+        cases = 1
+        for s in sorted((x for x in E.free_syms(goal) if isinstance(x, E.Sym)), key=lambda x: x.key):
+            iv = ranges.get(s)
+            if iv is None or iv.lo is None or iv.hi is None:
+                continue
+            width = iv.hi - iv.lo + 1
+            if 1 < width and cases * width <= CASE_SPLIT_LIMIT:
+                small.append((s, range(iv.lo, iv.hi + 1)))
+                cases *= width
+        if not small:
+            return False
+        return all(self.prover.proves_case(goal, local, {s: E.const(v) for (s, _), v in zip(small, values)}, rlimit)
+                   for values in itertools.product(*(r for _, r in small)))
+
     def _side_proved(self, cond: E.BExpr, facts: list) -> bool:
         """A side condition over input symbols only, under the given (input-only) facts."""
         return isinstance(self.prover.find_violation(cond, facts), Proved)
@@ -462,6 +487,12 @@ class KernelAnalysis:
         rlimit = QUIET_RLIMIT if ob.quiet_unknown or spent else RLIMIT
         extra: list = []
         verdict = self.prover.find_violation(ob.goal, local, rlimit, retry=not spent)
+        # an undecided goal: a narrower question may settle it (the facts over its own symbols; one case per value
+        # of its symbols that take a few), where the solver is lost among a large kernel's facts
+        if isinstance(verdict, Unknown) and (self.prover.proves_narrowly(ob.goal, local, QUIET_RLIMIT)
+                                             or self._by_cases(ob.goal, local, ranges, QUIET_RLIMIT)):
+            self.stats.by_cases += 1
+            return None
         if isinstance(verdict, Unknown) and not ob.quiet_unknown:
             self.undecided += 1
         if isinstance(verdict, Violated) and self.lazy:

@@ -522,6 +522,68 @@ class Prover:
         self.cache[exact] = out
         return out
 
+    def proves_case(self, goal: E.BExpr, facts: list, case: dict, rlimit: int = RLIMIT) -> bool:
+        """Does the goal hold where the symbols of `case` take its values, by the facts over the goal's own
+        symbols (see _narrow_proof)?  The values are substituted into the goal and those facts, so that the
+        products and conditionals they fix (`(H // grid[0]) * program_id(0)` for grid[0] = 2) leave the question
+        linear, not only constrained."""
+        import time
+
+        z3 = _z3()
+        exact = ("case=", goal, tuple(facts), tuple(sorted(case.items(), key=lambda kv: kv[0].key)),
+                 tuple(self.base), rlimit)
+        hit = self.cache.get(exact)
+        if hit is not None:
+            self.cache_hits += 1
+            return hit
+        own = E.free_syms(goal)
+        keep = [E.substitute(f, case) for f in list(facts) + self.base if f != E.TRUE and E.free_syms(f) <= own]
+        keep = [f for f in keep if f != E.TRUE]
+        g = E.substitute(goal, case)
+        if g == E.TRUE or any(f == E.FALSE for f in keep):
+            out = True
+        else:
+            t0 = time.perf_counter()
+            self.queries += 1
+            try:
+                out = self._ask(self.tr, keep, g, rlimit)[1] == z3.unsat
+            except z3.Z3Exception:
+                out = False
+            finally:
+                self.seconds += time.perf_counter() - t0
+        self.cache[exact] = out
+        return out
+
+    def proves_narrowly(self, goal: E.BExpr, facts: list, rlimit: int = RLIMIT) -> bool:
+        """After an undecided query: does the goal follow from the facts over its own symbols alone?"""
+        import time
+
+        exact = ("narrow=", goal, tuple(facts), tuple(self.base), rlimit)
+        hit = self.cache.get(exact)
+        if hit is None:
+            t0 = time.perf_counter()
+            try:
+                hit = self._narrow_proof(goal, list(facts) + self.base, rlimit)
+            finally:
+                self.seconds += time.perf_counter() - t0
+            self.cache[exact] = hit
+        return hit
+
+    def _narrow_proof(self, goal: E.BExpr, facts: list, rlimit: int) -> bool:
+        """The goal from the facts that mention none of the other symbols: fewer hypotheses prove less, but a
+        proof from them stands, and a solver lost in a large kernel's hundred non-linear facts (`H // 2 <= H`
+        undecided beside them) settles the few at once.  False when there are no fewer facts to ask with."""
+        z3 = _z3()
+        own = E.free_syms(goal)
+        narrow = [f for f in facts if f != E.TRUE and E.free_syms(f) <= own]
+        if len(narrow) == len([f for f in facts if f != E.TRUE]):
+            return False
+        self.queries += 1
+        try:
+            return self._ask(self.tr, narrow, goal, rlimit)[1] == z3.unsat
+        except z3.Z3Exception:
+            return False
+
     def _linear_proof(self, goal: E.BExpr, keep: list) -> tuple:
         """After an undecided query: does the goal follow with its non-linear terms taken as opaque numbers
         (what the linear structure alone implies, `min(128, n - 128*i) >= 0` under `128*i < n`)?  Else the
