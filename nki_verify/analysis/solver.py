@@ -392,7 +392,27 @@ def _from_cache(v: Any, order: dict) -> Any:
 _INTERN = "__intern__"  # the cache's table of interned query nodes
 
 
-KEY_NODES = 20_000  # edges of a query's DAG numbered for the renaming-invariant cache key (see Prover._key)
+KEY_NODES = 5_000  # edges of a query's DAG numbered for the renaming-invariant cache key (see Prover._key)
+
+
+def _visits_over(exprs: list, limit: int) -> bool:
+    """Whether numbering `exprs` for a cache key (Prover._key: one visit per edge of their DAG, a shared node's
+    repeated visits included) takes more than `limit` visits: counted first, without the keys, since most
+    queries of a large kernel exceed it and their numbering up to the limit was thrown away (attention_block_tkg:
+    458 of 654 queries)."""
+    seen: set = set()
+    visits = 0
+    stack = list(exprs)
+    while stack:
+        e = stack.pop()
+        visits += 1
+        if visits > limit:
+            return True
+        if isinstance(e, (E.Sym, E.BSym, E.Const, E.BConst)) or id(e) in seen:
+            continue
+        seen.add(id(e))
+        stack.extend(E.children(e))
+    return False
 
 
 class _TooLarge(Exception):
@@ -426,6 +446,8 @@ class Prover:
         printing or hashing nested tuples would expand shared sub-terms); (None, None) for a query whose DAG
         has more than KEY_NODES edges, which is looked up by its exact expressions only (the facts of a large
         kernel cost more to number than the solver takes, at every query)."""
+        if _visits_over(list(exprs) + list(ordered), KEY_NODES):
+            return None, None
         order: dict = {}
         memo: dict = {}
         table = self.cache.setdefault(_INTERN, {})
