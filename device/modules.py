@@ -81,6 +81,18 @@ class NKIObject:
         for k, v in kwargs.items():
             setattr(self, k, v)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # class attributes without an annotation (`offset = None`) are fields of a @dataclass on it too, after the
+        # annotated ones (the verifier's front end reads them so: compiler/frontend/calls.py _dataclass_fields)
+        super().__init_subclass__(**kwargs)
+        ann = dict(cls.__dict__.get("__annotations__", {}))
+        for k, v in list(cls.__dict__.items()):
+            if k.startswith("__") or k in ann or callable(v) or isinstance(v, (staticmethod, classmethod, property,
+                                                                                  list, dict, set)):
+                continue
+            ann[k] = Any
+        cls.__annotations__ = ann
+
 
 class NkiValidationError(Exception):
     pass

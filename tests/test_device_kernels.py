@@ -198,6 +198,7 @@ CASES = {
                                 "add_heads": ([r(1, 256, 64), r(1, 256, 64, 1)],),
                                 "make_pair_copier(96)": ([r(192, 64)], None, "copy_row_pairs_of")},
     "not_understood.py": {"dynamic_size": ([r(128, 512)],)},
+    "b2_keyword_objects.py": {"copy_sections": ([r(128, 1024)],), "copy_sections_one_past": ([r(128, 1024)],)},
     "b2_failing_paths.py": {"sized_by_a_dtype_helper": ([r(128, 512)],),
                             "sized_by_a_dtype_helper_in_bounds": ([r(128, 512)],),
                             "one_of_two_optional_inputs": ([r(128, 256), None, r(128, 256)],),

@@ -361,6 +361,18 @@ class CallsMixin:
                     continue
                 default = cls.attrs.get(name, V.MISSING) if st.value is not None else V.MISSING
                 fields = [x for x in fields if x[0] != name] + [(name, default)]
+        if _nkiobject_based(cls):
+            # an NKIObject dataclass's class attributes without an annotation (`offset = None`) are fields too,
+            # after the annotated ones: the library builds them by keyword (`SectionParams(offset=...)`), which
+            # a plain dataclass would refuse (the device's NKIObject does the same, device/modules.py)
+            named = {x[0] for x in fields}
+            for st in node.body:
+                if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+                    name = st.targets[0].id
+                    if not name.startswith("__") and name not in named and \
+                            not isinstance(st.value, (ast.List, ast.Dict, ast.Set, ast.Lambda)):
+                        fields.append((name, cls.attrs.get(name, V.MISSING)))
+                        named.add(name)
         return fields
 
     def instantiate(self, cls: V.ClassVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
@@ -593,6 +605,14 @@ class CallsMixin:
             else:
                 raise V.NotUnderstood(f"{cls.name}() is missing field {name!r}", node)
             inst.attrs[name] = v
+        if kwargs:
+            if not _nkiobject_based(cls):
+                raise V.NotUnderstood(f"{cls.name}() got an unexpected keyword argument {next(iter(kwargs))!r} (it is "
+                                      "not a field: a field of a dataclass is an annotated class attribute)", node)
+            # nl.NKIObject.__init__(**kwargs) sets one attribute per keyword: a dataclass on it whose class
+            # attributes are not annotated (`section_offset = None`) is built that way.  (They were dropped, and
+            # every use of such an attribute met its class default, None: attention_cte's SectionParams)
+            inst.attrs.update(kwargs)
 
     # ------------------------------------------------------------------ attributes
     def get_attr(self, obj: Any, name: str, node: ast.AST | None = None) -> Any:
