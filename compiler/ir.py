@@ -26,6 +26,13 @@ HBM_KINDS = (HBM, SHARED_HBM, PRIVATE_HBM)
 GIVEN_DEREFERENCED = "dereferenced by the kernel"
 GIVEN_NONE_FAILS = "every path with it left at None fails"
 
+
+def given_groups(given: tuple, given_why: tuple) -> list:
+    """[(why, names)] of the optional inputs analysed as given, in order of first appearance (a missing why is
+    GIVEN_DEREFERENCED): the kernel's description and its findings' notes say each reason once."""
+    whys = tuple(given_why) + (GIVEN_DEREFERENCED,) * (len(given) - len(given_why))
+    return [(why, [p for p, w in zip(given, whys) if w == why]) for why in dict.fromkeys(whys)]
+
 B1, B2 = "beta1", "beta2"  # neuronxcc.nki vs nki
 
 

@@ -545,8 +545,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     description = ctx.description
     given = tuple(sorted(interp._given))
     given_why = tuple(getattr(interp, "_given_why", {}).get(p, ir.GIVEN_DEREFERENCED) for p in given)
-    for why in dict.fromkeys(given_why):
-        names = [p for p, w in zip(given, given_why) if w == why]
+    for why, names in ir.given_groups(given, given_why):
         description += "; " + ", ".join(names) + f" given (optional, and {why})"
     # inputs with a None default, analysed as None or as a value: a launch may choose the other
     optional = tuple(sorted(getattr(interp, "_placeholders", set()) | getattr(interp, "_none_defaults", set())))

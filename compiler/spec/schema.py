@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from ..record import Record
 
-import functools
 from typing import Any, Protocol, Sequence, Union
 
 from .. import expr as E
@@ -70,6 +69,13 @@ class Term:
         raise NotImplementedError
 
 
+def _product(factors: Sequence[E.IntLike]) -> E.IntLike:
+    out: E.IntLike = 1
+    for d in factors:
+        out = E.lower(E.mul(out, d))
+    return out
+
+
 def _shape(b: Binding, role: str) -> Sequence[E.IntLike]:
     if not b.has(role) or not b.is_tensor(role):
         raise NotApplicable(role)
@@ -101,11 +107,11 @@ class Free(Term, Record):
     _fields = ('role',)
     __slots__ = _fields
 
+    def factors(self, b: Binding) -> list:
+        return list(_shape(b, self.role))[1:]
+
     def ev(self, b: Binding) -> E.IntLike:
-        out: E.IntLike = 1
-        for d in list(_shape(b, self.role))[1:]:
-            out = E.lower(E.mul(out, d))
-        return out
+        return _product(self.factors(b))
 
     def show(self) -> str:
         return f"free size of {self.role}"
@@ -115,11 +121,11 @@ class Numel(Term, Record):
     _fields = ('role',)
     __slots__ = _fields
 
+    def factors(self, b: Binding) -> list:
+        return list(_shape(b, self.role))
+
     def ev(self, b: Binding) -> E.IntLike:
-        out: E.IntLike = 1
-        for d in _shape(b, self.role):
-            out = E.lower(E.mul(out, d))
-        return out
+        return _product(self.factors(b))
 
     def show(self) -> str:
         return f"number of elements of {self.role}"
@@ -275,10 +281,8 @@ class Eq(Pred, Record):
 
 def _factors(t: Term, b: Binding) -> list | None:
     """The factors of a product of dimensions (Numel, Free, Dim, Lit), before they are multiplied out."""
-    if isinstance(t, Numel):
-        return list(_shape(b, t.role))
-    if isinstance(t, Free):
-        return list(_shape(b, t.role))[1:]
+    if isinstance(t, (Numel, Free)):
+        return t.factors(b)
     if isinstance(t, (Dim, Lit)):
         return [t.ev(b)]
     return None
@@ -299,8 +303,7 @@ def _product_eq(fa: list, fb: list) -> E.BExpr:
                 break
         else:
             only_a.append(f)
-    prod = lambda fs: functools.reduce(lambda x, y: E.lower(E.mul(x, y)), fs, 1)  # noqa: E731
-    same = E.eq(prod(only_a), prod(rest))
+    same = E.eq(_product(only_a), _product(rest))
     return E.bor(*(E.eq(c, 0) for c in common), same) if common else same
 
 

@@ -691,9 +691,7 @@ class KernelAnalysis:
                                                      f"range({self.show(lp.start)}, {self.show(lp.stop)}"
                                                      f"{'' if lp.step == E.ONE else ', ' + self.show(lp.step)})"))
         # said where the findings are read, not only in the kernel report: the user may never have passed it
-        whys = self.k.given_why or ("",) * len(self.k.given)
-        for why in dict.fromkeys(whys):
-            names = [p for p, w in zip(self.k.given, whys) if w == why]
+        for why, names in ir.given_groups(self.k.given, self.k.given_why):
             one = len(names) == 1
             it = "it" if one else "them"
             reason = (f"every path with {it} left at None fails (an assert or raise), so launches pass {it}"

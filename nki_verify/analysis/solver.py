@@ -397,9 +397,9 @@ KEY_NODES = 5_000  # edges of a query's DAG numbered for the renaming-invariant 
 
 def _visits_over(exprs: list, limit: int) -> bool:
     """Whether numbering `exprs` for a cache key (Prover._key: one visit per edge of their DAG, a shared node's
-    repeated visits included) takes more than `limit` visits: counted first, without the keys, since most
-    queries of a large kernel exceed it and their numbering up to the limit was thrown away (attention_block_tkg:
-    458 of 654 queries)."""
+    repeated visits included, a quantifier's variables among its edges) takes more than `limit` visits: counted
+    first, without the keys, since most queries of a large kernel exceed it and their numbering up to the limit
+    was thrown away (attention_block_tkg: 458 of 654 queries)."""
     seen: set = set()
     visits = 0
     stack = list(exprs)
@@ -412,11 +412,9 @@ def _visits_over(exprs: list, limit: int) -> bool:
             continue
         seen.add(id(e))
         stack.extend(E.children(e))
+        if isinstance(e, E.Exists):
+            stack.extend(e.vars)
     return False
-
-
-class _TooLarge(Exception):
-    pass
 
 
 class Prover:
@@ -451,12 +449,8 @@ class Prover:
         order: dict = {}
         memo: dict = {}
         table = self.cache.setdefault(_INTERN, {})
-        visits = [0]
 
         def cid(e: Any) -> int:
-            visits[0] += 1
-            if visits[0] > KEY_NODES:
-                raise _TooLarge()
             r = memo.get(id(e))
             if r is not None:
                 return r
@@ -478,11 +472,8 @@ class Prover:
             memo[id(e)] = r
             return r
 
-        try:
-            parts = tuple(cid(x) for x in exprs)
-            extra = tuple(cid(x) for x in ordered)
-        except _TooLarge:
-            return None, None
+        parts = tuple(cid(x) for x in exprs)
+        extra = tuple(cid(x) for x in ordered)
         return (kind, parts, extra, self.timeout_ms), order
 
     @property
@@ -551,7 +542,6 @@ class Prover:
         linear, not only constrained."""
         import time
 
-        z3 = _z3()
         exact = ("case=", goal, tuple(facts), tuple(sorted(case.items(), key=lambda kv: kv[0].key)),
                  tuple(self.base), rlimit)
         hit = self.cache.get(exact)
@@ -566,11 +556,8 @@ class Prover:
             out = True
         else:
             t0 = time.perf_counter()
-            self.queries += 1
             try:
-                out = self._ask(self.tr, keep, g, rlimit)[1] == z3.unsat
-            except z3.Z3Exception:
-                out = False
+                out = self._unsat(keep, g, rlimit)
             finally:
                 self.seconds += time.perf_counter() - t0
         self.cache[exact] = out
@@ -595,14 +582,19 @@ class Prover:
         """The goal from the facts that mention none of the other symbols: fewer hypotheses prove less, but a
         proof from them stands, and a solver lost in a large kernel's hundred non-linear facts (`H // 2 <= H`
         undecided beside them) settles the few at once.  False when there are no fewer facts to ask with."""
-        z3 = _z3()
         own = E.free_syms(goal)
         narrow = [f for f in facts if f != E.TRUE and E.free_syms(f) <= own]
         if len(narrow) == len([f for f in facts if f != E.TRUE]):
             return False
+        return self._unsat(narrow, goal, rlimit)
+
+    def _unsat(self, facts: list, goal: E.BExpr, rlimit: int) -> bool:
+        """One query of the narrower questions: `facts and not goal` is unsatisfiable (an undecided or failed
+        query proves nothing)."""
+        z3 = _z3()
         self.queries += 1
         try:
-            return self._ask(self.tr, narrow, goal, rlimit)[1] == z3.unsat
+            return self._ask(self.tr, facts, goal, rlimit)[1] == z3.unsat
         except z3.Z3Exception:
             return False
 
