@@ -17,7 +17,7 @@ from compiler.spec.targets import Target
 from . import dtypes as DT
 from .faults import DeviceFault, FaultLog, Site, user_site
 from .hazards import Access, AccessLog, Live, overflows, primary_site
-from .memory import ArenaPool, OnChipMemory, Placement
+from .memory import ArenaPool, OnChipMemory
 from .tensor import ON_CHIP, Storage, View, layout, shadow_dtype
 
 
@@ -158,6 +158,8 @@ class Program:
             st.placement, st.token, st.memory = pl, token, mem
             weakref.finalize(st, mem.free, token)
             st.exact = pl.manual  # placed bytes may be shared with other placements
+            if pl.manual:
+                st.tags, st.tag = mem.tags(pl, isz, st, st.sid)
             st.fresh = not pl.manual  # a reused auto region: its shadow is cleared when first partly written
         if fill and buffer in ON_CHIP and placement is None:
             data[...] = DT.nan_fill(dname)  # private backing: as NKI's simulator, unwritten data reads as NaN (or 4)
@@ -165,9 +167,6 @@ class Program:
         st.last_use = st.alloc_time
         if buffer in ON_CHIP:
             self.onchip.append(st.life)
-            if address is not None and shape:
-                part, off = (int(address[0]), int(address[1])) if len(address) >= 2 else (0, int(address[0]))
-                st.life.requested = Placement(part, off, shape[par_dim], st.life.block_bytes, True)
         return st
 
     def wrap(self, name: str, buffer: str, arr: np.ndarray, site: Site) -> Storage:
@@ -244,7 +243,6 @@ class Program:
         """Bookkeeping of a read: unwritten memory (NKI404), input reads (NKI304), access logs."""
         st = view.storage
         self.touch(st)
-        st.life.reads += 1
         if as_src:
             st.uses_as_src += 1
         else:
@@ -260,16 +258,34 @@ class Program:
                 idx = first_unwritten(ok, view.shape)
                 self.fault("NKI404", f"reads '{st.name}' where nothing has written it (uninitialised memory)",
                            (("tensor", st.name), ("element", idx)))
+        if st.tags is not None and not view.oob:
+            self._lost_value(view, mask)
         self._log(view, mask, acc, False, None)
+
+    def _lost_value(self, view: View, mask: np.ndarray | None) -> None:
+        """NKI302 by value: a placed tile reads elements whose bytes another placed tile wrote since (their
+        placements overlap while a value of the first is still to be read)."""
+        st = view.storage
+        tags = view.read(st.tags, mask)
+        lost = (tags != st.tag) & (tags != 0)
+        keep = view._keep(mask)
+        if keep is not None:
+            lost &= np.broadcast_to(keep, lost.shape)
+        if not lost.any():
+            return
+        idx = tuple(int(i) for i in np.argwhere(lost)[0])
+        other = st.memory.tagged.get(int(tags[idx]) & 0xFFFF)
+        if other is None:
+            return
+        first, second = (st, other) if st.sid < other.sid else (other, st)
+        self.fault("NKI302", f"'{first.name}' and '{second.name}' are both live and their manual placements overlap "
+                   f"(partitions x bytes): '{other.name}' overwrote what '{st.name}' reads here",
+                   (("tensor", st.name), ("element", idx), ("overwritten by", other.name)), first.site)
 
     def on_write(self, view: View, values: Any, mask: np.ndarray | None = None, acc: bool = False) -> None:
         """Bookkeeping of a write (before it happens: the SPMD log compares old and new values)."""
         st = view.storage
-        now = self.touch(st)
-        if acc:
-            st.life.reads += 1
-        if len(st.life.write_times) < MAX_WRITE_TIMES:
-            st.life.write_times.append(now)
+        self.touch(st)
         if st.kind == "param":
             st.written = True
         # in/out parameters: unsupported in Beta 1 (seed "getting started"); current NKI writes inputs in place
@@ -287,6 +303,8 @@ class Program:
 
     def written(self, view: View, mask: np.ndarray | None) -> None:
         st = view.storage
+        if st.tags is not None and not view.oob:
+            view.write(st.tags, st.tag, mask)
         if st.all_written and not st.exact:
             return
         if mask is None and not st.all_written and view.covers_storage():
@@ -372,9 +390,8 @@ class Program:
 
     # ------------------------------------------------------------------ end of the program
     def finish(self) -> None:
-        """Capacity (NKI204) and overlapping manual placements (NKI302), by liveness: checked when the
-        program's lifetimes are all known."""
-        self._overlaps()
+        """Capacity (NKI204), by liveness: checked when the program's lifetimes are all known (overlapping
+        manual placements, NKI302, are caught when a read finds its bytes rewritten: `_lost_value`)."""
         target = self.run.target
         for buffer in ("sbuf", "psum"):
             lives = []
@@ -390,44 +407,6 @@ class Program:
                 self.fault("NKI204", f"{total} {unit} are live here, more than the {limit} of {target.name} "
                            f"(live: {', '.join(names[:6])})", (("live", total), ("limit", limit)), live.site)
         self.onchip = []
-
-
-    def _overlaps(self) -> None:
-        """Two manually placed tensors that are live at the same time and share partitions x bytes: one
-        overwrites the other (the device really aliases them; this says so)."""
-        # a placed tile holds its bytes from its first use (nothing reserves them before), as the verifier's
-        # liveness (nki_verify/analysis/memory.py) has it
-        def start(life: Any) -> int:
-            return life.first_use if life.first_use is not None else life.alloc_time
-
-        def clobbers(x: Any, y: Any) -> bool:
-            # a tensor never read holds no value: only its writes inside the other's live range count (as the
-            # verifier's memory._clobbers); when it was written too often to keep every time, assume they do
-            if x.reads == 0 and y.reads == 0:
-                return False
-            for p, q in ((x, y), (y, x)):
-                if p.reads == 0:
-                    if len(p.write_times) >= MAX_WRITE_TIMES:
-                        return True
-                    return any(start(q) <= w <= q.last_use for w in p.write_times)
-            return True
-
-        placed = sorted((life for life in self.onchip if life.requested is not None), key=start)
-        for i, a in enumerate(placed):
-            for b in placed[i + 1:]:
-                if start(b) > a.last_use or a.buffer != b.buffer or not clobbers(a, b):
-                    continue
-                pa, pb = a.requested, b.requested
-                if pa.partition < pb.partition + pb.partitions and pb.partition < pa.partition + pa.partitions \
-                        and pa.byte < pb.byte + pb.nbytes and pb.byte < pa.byte + pa.nbytes:
-                    what = (f"two instances of '{a.name}' are live at once and their manual placements overlap"
-                            if a.site == b.site else f"'{a.name}' and '{b.name}' are both live and their manual "
-                            f"placements overlap (partitions x bytes): one overwrites the other")
-                    where = (("first", (pa.partition, pa.byte)), ("second", (pb.partition, pb.byte)))
-                    self.fault("NKI302", what, where, a.site)
-
-
-MAX_WRITE_TIMES = 4096  # write times kept per tensor for the placement check
 
 
 def _assigned_result(st: Any) -> bool:

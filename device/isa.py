@@ -178,7 +178,7 @@ def nc_matmul(call: Call) -> None:
 
 def accumulate_into(call: Call, role: str, values: np.ndarray, accumulate: Any) -> None:
     """Write a matmul result into PSUM: overwrite (False), add (True), or add where the location was already
-    written and overwrite elsewhere (None: the compiler's inference, 'first write overwrites')."""
+    written (by this tile) and overwrite elsewhere (None: the compiler's inference, 'first write overwrites')."""
     dst = call.tensor(role)
     values = values.reshape(dst.shape) if values.size == dst.numel else values
     psum = dst.storage.buffer == "psum"
@@ -187,6 +187,11 @@ def accumulate_into(call: Call, role: str, values: np.ndarray, accumulate: Any) 
         call.write(role, values, acc=psum and accumulate is None)
         return
     written = call.written(role)
+    if accumulate is None and written is not False and dst.storage.tags is not None:
+        # a placed tile shares its bytes with other placements: 'first write' is the tile's own first write
+        # (what another tile left there is not an accumulation group of this one)
+        own = dst.read(dst.storage.tags, call._mask_for(dst)) == dst.storage.tag
+        written = own if not own.all() else True
     if accumulate is True and written is not True:
         call.fault("NKI404", "accumulate=True onto PSUM that no matmul wrote (undefined behaviour)",
                    (("tensor", dst.storage.name),))

@@ -4,9 +4,11 @@ that marks written bytes.  HBM tensors get their own byte buffers (HBM is large 
 
 Automatic allocation places a tile at the first free byte range (PSUM: on bank boundaries, whole banks) and
 frees it when the kernel drops its last reference.  A manual placement (`address=`) is put exactly where the
-kernel says, so two overlapping placements really alias, as on hardware.  When automatic allocation finds
-no room (the capacity rule NKI204 is judged separately, by liveness, see `device.hazards`), the tile gets
-private backing memory instead: the run goes on.
+kernel says, so two overlapping placements really alias, as on hardware; each byte a placed tile writes is
+tagged with that tile, so that a read which finds another tile's tag has lost its value (NKI302 by value:
+two placements may share bytes as long as neither overwrites a value the other still reads).  When automatic
+allocation finds no room (the capacity rule NKI204 is judged separately, by liveness, see `device.hazards`),
+the tile gets private backing memory instead: the run goes on.
 """
 
 from __future__ import annotations
@@ -58,10 +60,15 @@ class OnChipMemory:
         self._used: list = []  # sorted (start, end, token) byte ranges in use
         self._token = 0
         self.high_water = 0  # bytes per partition ever handed out (what a reset must clear)
+        self.owners: np.ndarray | None = None  # per byte: the tag of the placed tile that wrote it last (0: none)
+        self.tagged: dict = {}  # tag -> the placed storage it stands for
 
     def reset(self) -> None:
         """Ready for another program: nothing allocated, nothing written (data stays stale, as on hardware)."""
         self.mem.shadow[:, :self.high_water] = 0
+        if self.owners is not None:
+            self.owners[:, :self.high_water] = 0
+        self.tagged = {}
         self._used = []
         self.high_water = 0
 
@@ -89,6 +96,16 @@ class OnChipMemory:
         """A manual placement: exactly there, overlapping whatever is there (the caller checked the range)."""
         return Placement(partition, byte, partitions, nbytes, True), self._insert(byte, byte + max(nbytes, 1))
 
+    def tags(self, pl: Placement, itemsize: int, storage: object, sid: int) -> tuple:
+        """(per-element view of the owner tags, the element value meaning "written by this storage") for a
+        manual placement; the tag is 16 bits per byte, repeated over an element's bytes."""
+        if self.owners is None:
+            self.owners = np.zeros((self.pmax, self.capacity), dtype=np.uint16)  # calloc: pages on first touch
+        tag = sid % 65535 + 1
+        self.tagged[tag] = storage
+        view = self.owners[pl.partition:pl.partition + pl.partitions, pl.byte:pl.byte + pl.nbytes]
+        return element_tags(view, itemsize, tag)
+
     def free(self, token: int) -> None:
         for i, (_, _, t) in enumerate(self._used):
             if t == token:
@@ -97,6 +114,15 @@ class OnChipMemory:
 
     def fits(self, partition: int, byte: int, partitions: int, nbytes: int) -> bool:
         return partition >= 0 and byte >= 0 and partition + partitions <= self.pmax and byte + nbytes <= self.capacity
+
+
+def element_tags(owner_bytes: np.ndarray, itemsize: int, tag: int) -> tuple:
+    """The owner bytes (uint16 each) seen one element of `itemsize` bytes at a time, and `tag` in every byte."""
+    dtype = {1: np.uint16, 2: np.uint32, 4: np.uint64}[itemsize]
+    whole = 0
+    for i in range(itemsize):
+        whole |= tag << (16 * i)
+    return owner_bytes.view(dtype), dtype(whole)
 
 
 class ArenaPool:

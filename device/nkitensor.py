@@ -698,6 +698,10 @@ def reinterpret(t: NkiTensor, dname: str) -> NkiTensor:
     alias.life = st.life
     alias.read_yet = st.read_yet
     alias.all_written, alias.exact = st.all_written, True
+    if st.tags is not None:
+        from .memory import element_tags
+        alias.tags, alias.tag = element_tags(st.tags.view(np.uint16), new, int(st.tag) & 0xFFFF)
+        alias.memory = st.memory
     last = t.shape[-1] * old // new if t.shape else 1
     strides = tuple(s * old // new for s in t.strides[:-1]) + ((1,) if t.shape else ())
     return NkiTensor(alias, t.shape[:-1] + (last,), strides, t.offset * old // new, dynamic=t.dynamic, oob=t.oob)

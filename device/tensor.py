@@ -48,7 +48,7 @@ class Life:
     frees as soon as the kernel drops it)."""
 
     __slots__ = ("alloc_time", "first_use", "last_use", "uses_as_src", "other_uses", "placement", "buffer", "name",
-                 "site", "kind", "block_bytes", "requested", "inside", "reads", "write_times")
+                 "site", "kind", "block_bytes", "inside")
 
     def __init__(self, buffer: str, name: str, site: Site, kind: str, block_bytes: int) -> None:
         self.alloc_time = 0
@@ -57,10 +57,7 @@ class Life:
         self.uses_as_src = 0  # reads by an assignment (`t[...] = tile`)
         self.other_uses = 0
         self.placement = None
-        self.requested = None  # the manual placement the kernel asked for (even one outside the buffer)
         self.inside = None  # the loops (by site) every access so far happened in: "used only inside loop L"
-        self.reads = 0  # reads of any kind (an accumulating write reads too)
-        self.write_times = []  # clock times of its writes (a tensor never read only matters where it is written)
         self.buffer, self.name, self.site, self.kind, self.block_bytes = buffer, name, site, kind, block_bytes
 
 
@@ -73,7 +70,7 @@ class Storage:
 
     __slots__ = ("sid", "name", "buffer", "dname", "shape", "par_dim", "data", "shadow", "full", "kind", "site",
                  "owner", "read_yet", "token", "memory", "written", "producer", "all_written", "fresh", "exact", "life",
-                 "unmarked", "__weakref__")
+                 "unmarked", "tags", "tag", "__weakref__")
 
     alloc_time = _delegate("alloc_time")
     first_use = _delegate("first_use")
@@ -112,6 +109,8 @@ class Storage:
         self.memory = None
         self.written = False  # a kernel input the kernel wrote (copied back to the host array)
         self.producer = None  # the instruction that made a result tile
+        self.tags = None  # a manual placement: its bytes' owner tags, one value per element (device.memory)
+        self.tag = 0  # the value meaning "this storage wrote the element"
 
     def flush(self) -> None:
         """Mark the deferred writes in the shadow."""

@@ -4,6 +4,8 @@ shuffled execution; typed faults with their values."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -306,6 +308,18 @@ def k(x):
     nisa.dma_copy(dst=out, src=s)""")
     assert inside != src
     assert {code for code, _ in faults(dev.execute(inside, x))} == {"NKI302"}
+
+
+def test_a_scratch_between_a_tiles_read_and_its_rewrite_loses_nothing() -> None:
+    # as the verifier (tests/kernels/b2_memory.py): the transpose scratch shares the matmul tile's bank; each
+    # step's tile is a new allocation whose first matmul overwrites (not an accumulation onto the scratch)
+    path = os.path.join(os.path.dirname(__file__), "kernels", "b2_memory.py")
+    a, x = rand(128, 128), rand(128, 128)
+    res = device.execute(path, a, x, kernel="transpose_scratch_on_a_rewritten_matmul_bank")
+    assert faults(res) == set()
+    np.testing.assert_allclose(res.outputs, 2 * (a.T @ x.T) + a.T @ x, rtol=1e-5)
+    bad = device.execute(path, a, x, kernel="transpose_scratch_between_a_matmul_and_its_read")
+    assert {code for code, _ in faults(bad)} == {"NKI302"}
 
 
 def test_psum_geometry_banks_and_capacity(dev: KernelRunner) -> None:

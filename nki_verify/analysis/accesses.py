@@ -158,3 +158,31 @@ def covers_whole(t: ir.Tensor, op: ir.Operand) -> bool:
             return False
         expect = E.mul(expect, d)
     return True
+
+
+def obviously_covers(k: ir.Kernel, w: tuple, n: int, r_ins: ir.Instr, r_op: ir.Operand) -> bool:
+    """A write earlier in the same iteration, on a path the read's path implies, of the whole tensor
+    instance or of exactly the view read: no query needed."""
+    m, w_ins, w_op = w
+    if m >= n or w_ins.mask != E.TRUE or w_ins.iotas:
+        return False
+    if tuple(w_ins.ctx.loops) != tuple(r_ins.ctx.loops)[:len(w_ins.ctx.loops)]:
+        return False
+    if not conjuncts(w_ins.ctx.path) <= conjuncts(r_ins.ctx.path):
+        return False
+    t = k.tensors[w_op.tensor]
+    if tuple(w_op.instance) != tuple(r_op.instance):
+        return False
+    if w_op.dtype != r_op.dtype and w_op.dtype and r_op.dtype:
+        return False
+    if covers_whole(t, w_op):
+        return True
+    wa, ra = w_op.access, r_op.access
+    return wa is not None and ra is not None and not wa.iotas and not ra.iotas and \
+        wa.offset == ra.offset and wa.dims == ra.dims and tuple(w_ins.ctx.loops) == tuple(r_ins.ctx.loops)
+
+
+def conjuncts(b: E.BExpr) -> set:
+    if b == E.TRUE:
+        return set()
+    return set(b.args) if isinstance(b, E.BAnd) else {b}

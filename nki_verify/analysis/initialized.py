@@ -24,7 +24,7 @@ from compiler import expr as E
 from compiler import ir, spec
 
 from ..diagnostics import WARNING, Note
-from .accesses import covers_whole, same_element, side
+from .accesses import conjuncts, obviously_covers, same_element, side
 from .engine import KernelAnalysis, Obligation, location
 
 
@@ -51,7 +51,7 @@ def initialization_obligations(ka: KernelAnalysis) -> list:
             ws = [w for w in writes.get(op.tensor, ()) if not (w[0] == n and w[2] is op and not _accumulates(ins, op))]
             if any(w[2].access is None or w[2].access.dynamic for w in ws):
                 continue
-            if any(_obviously_covers(k, w, n, ins, op) for w in ws):
+            if any(obviously_covers(k, w, n, ins, op) for w in ws):
                 continue  # an earlier write of the whole instance (or of the very same view) on the same path
             key = (op.span, op.tensor)
             if key in seen:
@@ -59,34 +59,6 @@ def initialization_obligations(ka: KernelAnalysis) -> list:
             seen.add(key)
             out.append(_read(ka, n, ins, op, ws, write_sides))
     return out
-
-
-def _obviously_covers(k: ir.Kernel, w: tuple, n: int, r_ins: ir.Instr, r_op: ir.Operand) -> bool:
-    """A write earlier in the same iteration, on a path the read's path implies, of the whole tensor
-    instance or of exactly the view read: no query needed."""
-    m, w_ins, w_op = w
-    if m >= n or w_ins.mask != E.TRUE or w_ins.iotas:
-        return False
-    if tuple(w_ins.ctx.loops) != tuple(r_ins.ctx.loops)[:len(w_ins.ctx.loops)]:
-        return False
-    if not _conjuncts(w_ins.ctx.path) <= _conjuncts(r_ins.ctx.path):
-        return False
-    t = k.tensors[w_op.tensor]
-    if tuple(w_op.instance) != tuple(r_op.instance):
-        return False
-    if w_op.dtype != r_op.dtype and w_op.dtype and r_op.dtype:
-        return False
-    if covers_whole(t, w_op):
-        return True
-    wa, ra = w_op.access, r_op.access
-    return wa is not None and ra is not None and not wa.iotas and not ra.iotas and \
-        wa.offset == ra.offset and wa.dims == ra.dims and tuple(w_ins.ctx.loops) == tuple(r_ins.ctx.loops)
-
-
-def _conjuncts(b: E.BExpr) -> set:
-    if b == E.TRUE:
-        return set()
-    return set(b.args) if isinstance(b, E.BAnd) else {b}
 
 
 def _is_read(ins: ir.Instr, op: ir.Operand) -> bool:
@@ -157,7 +129,7 @@ def _filled_before(w: tuple, n: int, r_ins: ir.Instr) -> bool:
     """The write comes earlier in program order (in the loops the two share, in the same iteration; loops of
     its own have run to their end), on a path the read's path implies."""
     m, w_ins, _ = w
-    return m < n and _conjuncts(w_ins.ctx.path) <= _conjuncts(r_ins.ctx.path)
+    return m < n and conjuncts(w_ins.ctx.path) <= conjuncts(r_ins.ctx.path)
 
 
 def _one_to_one(k: ir.Kernel, ins: ir.Instr, op: ir.Operand) -> bool:

@@ -7,18 +7,19 @@ used in but was allocated outside of (the loop's back edge: the next iteration u
 allocated inside a loop is one buffer per iteration; only one iteration's buffer counts as live unless the
 tensor is used after the loop (kept in a list, say), in which case every iteration's buffer is live at
 once.  Input dtypes that are not known take a symbolic item size in {1, 2, 4} bytes, so an overflow that
-only happens for some dtypes is a warning that names it.
+only happens for some dtypes is a warning that names it.  NKI302 refines it by value (`_clobbers`): sharing
+bytes is fine when neither tensor overwrites a value the other still reads.
 """
 
 from __future__ import annotations
 
 from compiler import expr as E
-from compiler import ir
+from compiler import ir, spec
 from compiler.spec import dtypes as D
 from compiler.spec.targets import get_target
 
 from ..diagnostics import WARNING, Note
-from .accesses import fresh
+from .accesses import fresh, obviously_covers
 from .engine import KernelAnalysis, Obligation, location
 
 ONE_BANK_DST = {"isa.nc_matmul": ("trn1", "trn2"), "isa.nc_transpose": ("trn1", "trn2", "trn3"),
@@ -264,15 +265,10 @@ def _overlaps(ka: KernelAnalysis, sizes: Sizes) -> list:
     live = _live_ranges(k)
     straight = _live_ranges(k, back_edge=False)
     loops = {lp.id: lp for lp in k.loops}
-    # tensors the kernel writes and never reads: no value of theirs is live, only their writes can clobber
-    writes: dict = {}
-    read: set = set()
+    uses: dict = {}
     for n, ins in enumerate(k.instrs):
         for op in ins.operands:
-            if op.mode in ("r", "rw"):
-                read.add(op.tensor)
-            if op.mode in ("w", "rw"):
-                writes.setdefault(op.tensor, []).append(n)
+            uses.setdefault(op.tensor, []).append((n, ins, op))
     out = []
     for i, a in enumerate(placed):
         for b in placed[i:]:
@@ -281,7 +277,7 @@ def _overlaps(ka: KernelAnalysis, sizes: Sizes) -> list:
             (a0, a1), (b0, b1) = live[a.id], live[b.id]
             if a1 < b0 or b1 < a0:
                 continue
-            if a.id != b.id and not _clobbers(a, b, live, writes, read):
+            if a.id != b.id and not (_clobbers(k, a, b, live, uses) or _clobbers(k, b, a, live, uses)):
                 continue
             same = a.id == b.id
             if same and not any(_used_outside(k, a, lid) for lid in a.loops):
@@ -295,17 +291,79 @@ def _overlaps(ka: KernelAnalysis, sizes: Sizes) -> list:
     return out
 
 
-def _clobbers(a: ir.Tensor, b: ir.Tensor, live: dict, writes: dict, read: set) -> bool:
-    """Whether two placed tensors live at overlapping times can corrupt each other: a tensor never read
-    holds no value anyone needs, so it only matters where it is written inside the other's live range (the
-    library's matmul tiles written in each section, a scratch transpose on their bank in between)."""
-    if a.id not in read and b.id not in read:
+def _clobbers(k: ir.Kernel, x: ir.Tensor, y: ir.Tensor, live: dict, uses: dict) -> bool:
+    """Whether a write of `x` inside `y`'s live range can destroy a value of `y` that a later read needs.
+    Liveness is by value: a write of `x` between `y`'s last read of one value and a write of `y` that
+    rewrites everything the next read reads (the very same view, or the whole tile, on every path to that
+    read) harms nothing.  The library places a transpose scratch on a PSUM bank whose matmul tile is
+    rewritten before it is read again, and a tile the kernel writes but never reads holds nothing anyone
+    needs."""
+    y0, y1 = live[y.id]
+    y_uses = uses.get(y.id, ())
+    for p, _, op in uses.get(x.id, ()):
+        if op.mode in ("w", "rw") and y0 <= p <= y1 and _read_sees(k, y, p, y_uses):
+            return True
+    return False
+
+
+def _read_sees(k: ir.Kernel, y: ir.Tensor, p: int, y_uses: tuple) -> bool:
+    """Whether some read of `y` may observe what `y` held when instruction `p` ran: a read after `p` in
+    program order, or one before it in a loop around both that `y` outlives (the next iteration's read),
+    with no killing write of `y` in between."""
+    loops_p = k.instrs[p].ctx.loops
+    for n, ins, op in y_uses:
+        if not _reads(ins, op):
+            continue
+        shared = _common_prefix(loops_p, ins.ctx.loops)
+        if n == p:
+            return True  # one instruction reading y and writing x: the placements must not overlap
+        if n < p and not any(lid not in y.loops for lid in shared):
+            continue  # runs before p, and no back edge brings it after p with the same value
+        after = p if n > p else -1
+        if not any(after < m < n and len(w_ins.ctx.loops) >= len(shared) and _kills(k, y, (m, w_ins, w_op), n, ins,
+                                                                                    op, y_uses)
+                   for m, w_ins, w_op in y_uses):
+            return True
+    return False
+
+
+def _reads(ins: ir.Instr, op: ir.Operand) -> bool:
+    if op.mode == "r" or op.role == "dst" and ins.attr("accumulate") is True:
+        return True
+    return op.mode == "rw" and ins.op != "language.__assign__"
+
+
+def _kills(k: ir.Kernel, y: ir.Tensor, w: tuple, n: int, r_ins: ir.Instr, r_op: ir.Operand, y_uses: tuple) -> bool:
+    """Does write `w` of `y` rewrite everything the read `(n, r_ins, r_op)` reads, whatever `y` held before?"""
+    m, w_ins, w_op = w
+    if _reads(w_ins, w_op) or w_op.mode not in ("w", "rw") or not obviously_covers(k, w, n, r_ins, r_op):
         return False
-    for x, y in ((a, b), (b, a)):
-        if x.id not in read:
-            y0, y1 = live[y.id]
-            return any(y0 <= w <= y1 for w in writes.get(x.id, ()))
+    sp = spec.find(w_ins.op)
+    sig = sp.signature(w_ins.dialect) if sp is not None else None
+    if sig is None or "accumulate" not in sig.text or w_ins.attr("accumulate") is False:
+        return True
+    # a Tensor Engine write whose accumulation is left to the compiler starts a new accumulation group only
+    # when it is the first write since the tile was last read: the access before it (in program order, and
+    # at the end of every loop body around it that `y` outlives) must be a read or nothing
+    before = [u for u in y_uses if u[0] < m]
+    if before and before[-1][2].mode != "r":
+        return False
+    for lid in w_ins.ctx.loops:
+        if lid in y.loops:
+            continue
+        body = [u for u in y_uses if lid in u[1].ctx.loops]
+        if body and body[-1][2].mode != "r":
+            return False
     return True
+
+
+def _common_prefix(a: tuple, b: tuple) -> tuple:
+    out = []
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        out.append(x)
+    return tuple(out)
 
 
 def _rename_instance(ka: KernelAnalysis, t: ir.Tensor, loops: dict, tag: str) -> dict:
@@ -331,6 +389,10 @@ def _overlap(ka: KernelAnalysis, sizes: Sizes, loops: dict, a: ir.Tensor, b: ir.
     pa, oa = (E.substitute(x, ma) for x in a.address[:2])
     pb, ob = (E.substitute(x, mb) for x in b.address[:2])
     na, nb = a.shape[a.par_dim or 0], b.shape[b.par_dim or 0]
+    # a placement outside the buffer is NKI204's finding; with it, where the bytes would be means nothing
+    target = get_target(ka.k.target)
+    facts += [_in_buffer(pa, oa, na, ba, target.pmax, _capacity_of(a, target)),
+              _in_buffer(pb, ob, nb, bb, target.pmax, _capacity_of(b, target))]
     overlap = E.band(E.lt(pa, E.add(pb, nb)), E.lt(pb, E.add(pa, na)),
                      E.lt(oa, E.add(ob, bb)), E.lt(ob, E.add(oa, ba)))
     if same or a.span == b.span:
@@ -424,16 +486,24 @@ def _placement_range(ka: KernelAnalysis, sizes: Sizes) -> list:
             continue
         part, off = t.address[:2]
         nbytes, facts = sizes.bytes_per_partition(t)
-        cap = target.sbuf_bytes_per_partition if t.buffer == ir.SBUF else target.psum_bytes_per_partition
+        cap = _capacity_of(t, target)
         n = t.shape[t.par_dim or 0] if t.shape else E.ONE
         end = E.add(off, nbytes)
-        goal = E.band(E.ge(part, 0), E.le(E.add(part, n), target.pmax), E.ge(off, 0), E.le(end, cap))
+        goal = _in_buffer(part, off, n, nbytes, target.pmax, cap)
         msg = (f"'{t.name}' is placed at partitions [{ka.show(part)}, {ka.show(E.add(part, n))}) and bytes "
                f"[{ka.show(off)}, {ka.show(end)}) of each partition, outside the {target.pmax} partitions x {cap} "
                f"bytes of {t.buffer.upper()} on {target.name}")
         out.append(Obligation("NKI204", goal, ka.local_facts(t.ctx) + tuple(facts), t.span, msg,
                               (("end byte", end), ("end partition", E.add(part, n))), loops=t.ctx.loops))
     return out
+
+
+def _capacity_of(t: ir.Tensor, target: object) -> int:
+    return target.sbuf_bytes_per_partition if t.buffer == ir.SBUF else target.psum_bytes_per_partition
+
+
+def _in_buffer(part: E.Expr, off: E.Expr, n: E.Expr, nbytes: E.Expr, pmax: int, cap: int) -> E.BExpr:
+    return E.band(E.ge(part, 0), E.le(E.add(part, n), pmax), E.ge(off, 0), E.le(E.add(off, nbytes), cap))
 
 
 # ----------------------------------------------------------------------------- public

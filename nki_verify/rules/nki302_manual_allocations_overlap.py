@@ -9,8 +9,12 @@ RULE = Rule(
     summary='Two manually placed tensors overlap while both are live.',
     what=('Compares the partition x byte rectangles of tensors placed with `address=` that are live at the same '
           'time, including two iterations of a tensor allocated in a loop and kept after it (a list of tiles). '
-          'A placed tensor is live from its first use (nothing reserves its bytes before) to its last use; one '
-          'the kernel never reads holds no value, and only its writes inside the other\'s live range count. Two '
+          'A placed tensor is live from its first use (nothing reserves its bytes before) to its last use, and '
+          'liveness is by value: a write of one inside the other\'s live range only counts when a later read of '
+          'the other (or the next iteration\'s read, in a loop around both) may still see the value it '
+          'overwrote, that is, when no write of the other that rewrites what the read reads (the same view or '
+          'the whole tile, on every path to the read) comes in between. A scratch tile used between a matmul '
+          'tile\'s last read and its next matmul is fine; a placement outside the buffer is NKI204 instead. Two '
           'tensors live together only through a loop\'s back edge are a warning (an overlap only if one carries '
           'a value from one iteration to the next).'),
     why='Overlapping live buffers corrupt each other.',

@@ -220,6 +220,96 @@ def scratch_placed_where_a_live_tile_is(x):
 
 
 @nki.jit
+def transpose_scratch_on_a_rewritten_matmul_bank(a, x):
+    # The library's shape: a transpose scratch placed on the PSUM bank that each step's matmul tile takes,
+    # used before the step's matmul writes its tile: no value of either is lost, so the shared bank is fine
+    assert a.shape == (128, 128) and x.shape == (128, 128)
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_sb = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    x_sb = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    res = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    tp = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum, address=(0, 0))
+    nisa.dma_copy(dst=a_sb, src=a)
+    nisa.dma_copy(dst=x_sb, src=x)
+    nisa.memset(dst=res, value=0.0)
+    for step in range(3):
+        acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum, address=(0, 0))
+        nisa.nc_transpose(dst=tp, data=x_sb)
+        nisa.tensor_copy(dst=x_sb, src=tp)
+        nisa.nc_matmul(dst=acc, stationary=a_sb, moving=x_sb)
+        nisa.tensor_tensor(dst=res, data1=res, data2=acc, op=nl.add)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def transpose_scratch_between_a_matmul_and_its_read(a, x):
+    # the same scratch used after the matmul writes the tile and before the tile is read: the transpose
+    # overwrites the product
+    assert a.shape == (128, 128) and x.shape == (128, 128)
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_sb = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    x_sb = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    res = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    tp = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum, address=(0, 0))  # expect: NKI302 error
+    nisa.dma_copy(dst=a_sb, src=a)
+    nisa.dma_copy(dst=x_sb, src=x)
+    nisa.memset(dst=res, value=0.0)
+    for step in range(3):
+        acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum, address=(0, 0))
+        nisa.nc_matmul(dst=acc, stationary=a_sb, moving=x_sb)
+        nisa.nc_transpose(dst=tp, data=x_sb)
+        nisa.tensor_copy(dst=x_sb, src=tp)
+        nisa.tensor_tensor(dst=res, data1=res, data2=acc, op=nl.add)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def scratch_between_two_matmuls_of_one_group(a, x):
+    # the scratch falls between two matmuls that accumulate into one group: the second adds onto what the
+    # scratch left, not onto the first product
+    assert a.shape == (128, 128) and x.shape == (128, 128)
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_sb = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    x_sb = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    res = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum, address=(0, 2048))  # expect: NKI302 error
+    tp = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum, address=(0, 2048))
+    nisa.dma_copy(dst=a_sb, src=a)
+    nisa.dma_copy(dst=x_sb, src=x)
+    nisa.nc_matmul(dst=acc, stationary=a_sb, moving=x_sb, accumulate=False)
+    nisa.nc_transpose(dst=tp, data=x_sb)
+    nisa.tensor_copy(dst=x_sb, src=tp)
+    nisa.nc_matmul(dst=acc, stationary=a_sb, moving=x_sb, accumulate=True)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def scratch_before_a_narrower_rewrite(a, x):
+    # the rewrite after the scratch covers half the columns the next read reads: the other half is lost
+    assert a.shape == (128, 128) and x.shape == (128, 128)
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_sb = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    x_sb = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    res = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum, address=(0, 4096))  # expect: NKI302 error
+    tp = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum, address=(0, 4096))
+    nisa.dma_copy(dst=a_sb, src=a)
+    nisa.dma_copy(dst=x_sb, src=x)
+    nisa.nc_matmul(dst=acc, stationary=a_sb, moving=x_sb)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.nc_transpose(dst=tp, data=x_sb)
+    nisa.tensor_copy(dst=x_sb, src=tp)
+    nisa.nc_matmul(dst=acc[:, 0:64], stationary=a_sb, moving=x_sb[:, 0:64])
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
 def placed_on_other_partitions(x):
     # Same bytes, disjoint partitions: no overlap.
     assert x.shape == (64, 256)
