@@ -674,6 +674,10 @@ class ControlMixin:
                     if key in probes:
                         continue
                     if k not in snap or snap[k] is not v and not self._same(snap[k], v):
+                        if _same_tiles(snap[k], v) if k in snap and snap[k] is not None else _same_tiles(v, v):
+                            # a field given new tiles in every iteration (`bufs.x = nl.ndarray(...)` in a helper
+                            # the body calls): as a rebound accumulator name, read as this iteration's tiles
+                            continue
                         if k in snap and (V.is_int(snap[k]) or isinstance(snap[k], (bool, E.BExpr))):
                             more[key] = self._probe(_probe_label(key), snap[k])
                         else:

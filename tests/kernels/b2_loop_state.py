@@ -1,6 +1,7 @@
 """Python state a loop with a symbolic trip count carries from one iteration to the next, as real kernels keep it: a
 step chosen by an `if`, a step whose sign the kernel does not fix, a PSUM bank counter taken modulo the bank count,
-a running maximum, and an allocator that opens and closes a scope in each iteration.  Each was 'not understood'
+a running maximum, an allocator that opens and closes a scope in each iteration, and a buffer object whose
+fields a helper gives new tiles in each iteration.  Each was 'not understood'
 (NKI902) and the rest of the loop was checked with unknown values, or not at all."""
 import nki
 import nki.isa as nisa
@@ -149,4 +150,44 @@ def scoped_allocations_in_a_loop(x):
         nisa.tensor_copy(dst=b, src=a)
         nisa.dma_copy(dst=out[:, i * 512:(i + 1) * 512], src=b)
         stack.close_scope()
+    return out
+
+
+class SectionBuffers(nl.NKIObject):
+    # the library's buffer object: fields declared empty, given new tiles by a helper in every section
+    tile = None
+    scaled = None
+
+
+def _allocate_section(bufs, width):
+    bufs.tile = nl.ndarray((128, width), dtype=nl.float32, buffer=nl.sbuf)
+    bufs.scaled = nl.ndarray((128, width), dtype=nl.float32, buffer=nl.sbuf)
+
+
+@nki.jit
+def buffers_given_new_tiles_per_section(x):
+    P, F = x.shape
+    assert P == 128 and F % 512 == 0
+    out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    bufs = SectionBuffers()
+    for s in range(F // 512):
+        _allocate_section(bufs, 512)
+        nisa.dma_copy(dst=bufs.tile, src=x[:, s * 512:(s + 1) * 512])
+        nisa.activation(dst=bufs.scaled, op=nl.exp, data=bufs.tile)
+        nisa.dma_copy(dst=out[:, s * 512:(s + 1) * 512], src=bufs.scaled)
+    return out
+
+
+@nki.jit
+def buffers_given_new_tiles_per_section_one_past(x):
+    # each section copies out one column past the end of its scaled tile
+    P, F = x.shape
+    assert P == 128 and F % 512 == 0
+    out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    bufs = SectionBuffers()
+    for s in range(F // 512):
+        _allocate_section(bufs, 512)
+        nisa.dma_copy(dst=bufs.tile, src=x[:, s * 512:(s + 1) * 512])
+        nisa.activation(dst=bufs.scaled, op=nl.exp, data=bufs.tile)
+        nisa.dma_copy(dst=out[:, s * 512:(s + 1) * 512], src=bufs.scaled[:, 1:513])  # expect: NKI101 error
     return out
