@@ -156,7 +156,9 @@ CASES = {
                         "swap_groups_on_chip": ([r(128, 96)],), "split_that_does_not_divide": ([r(128, 96)],),
                         "heads_as_rows": ([r(128, 4, 128)],)},
     "b2_symbolic_shards.py": {"column_shards": ([r(300, 1100)], 2), "column_shards_half_offset": ([r(300, 1100)], 2),
-                              "row_block_shards": ([r(512, 384)], 2)},
+                              "row_block_shards": ([r(512, 384)], 2),
+                              "columns_of_a_reshaped_row": ([r(128, 1024), 4],),
+                              "columns_of_a_reshaped_row_one_past": ([r(128, 1024), -1],)},
     "b2_matmul.py": {
         "matmul_tiled": ([r(256, 256), r(256, 1024)],), "matmul_wide_moving": ([r(128, 128), r(128, 1024)],),
         "matmul_mismatched": ([r(128, 128), r(128, 512)],), "matmul_operand_in_psum": ([r(128, 128), r(128, 512)],),

@@ -1170,6 +1170,12 @@ class ControlMixin:
             raise V.NotUnderstood("a range of symbolic length used as a Python sequence", node)
         if isinstance(v, V.GridTuple):
             return list(v.grids)
+        if isinstance(v, V.Phi):
+            # one of two sequences (a helper returning its argument or a rebuilt list): item by item when both
+            # sides have as many items, each item merged under the condition
+            both = self._on_phi(v, lambda side: tuple(self.iterate_known(side, node, expect)))
+            if isinstance(both, tuple):
+                return list(both)
         if isinstance(v, V.Unknown) and expect is not None:
             return [V.Unknown(f"item of {v.reason}") for _ in range(expect)]
         if isinstance(v, V.Instance):

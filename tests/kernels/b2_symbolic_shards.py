@@ -1,7 +1,8 @@
 """Beta-2 kernels sharded over the cores by columns of a symbolic width: each core owns width // n columns
 of every row and walks them in 512-wide tiles, the last one clipped.  The writes of two cores are apart
 (a mixed-radix address: row, core, tile, column) without any shape being known; the twins that get the
-per-core offset wrong race (NKI402)."""
+per-core offset wrong race (NKI402).  And a size list that a helper returns either as given or rebuilt
+(whether a symbolic size is -1 stays open), iterated item by item."""
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -70,4 +71,52 @@ def row_block_shards(a):
         t = nl.ndarray((128, width), dtype=a.dtype, buffer=nl.sbuf)
         nisa.dma_copy(dst=t, src=a[start:start + 128, :])
         nisa.dma_copy(dst=out[start:start + 128, :], src=t)
+    return out
+
+
+def _infer_minus_one(dims, total):
+    # the view helpers' reshape: a -1 among the sizes is what the others leave of `total`; the sizes come
+    # back as given when there is none (whether a symbolic size is -1 stays open: both lists are possible)
+    missing = None
+    known = 1
+    for i in range(len(dims)):
+        if dims[i] == -1:
+            missing = i
+        else:
+            known *= dims[i]
+    if missing is None:
+        return dims
+    out = []
+    for i in range(len(dims)):
+        out.append(total // known if i == missing else dims[i])
+    return out
+
+
+@nki.jit
+def columns_of_a_reshaped_row(x, blocks: int):
+    P, F = x.shape
+    assert P == 128 and F == 1024
+    dims = _infer_minus_one([blocks, 256], F)
+    width = 0
+    for d in dims:
+        width = d  # the last size: 256 either way
+    t = nl.ndarray((128, 256), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[:, F - width:F])
+    out = nl.ndarray((128, 256), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def columns_of_a_reshaped_row_one_past(x, blocks: int):
+    P, F = x.shape
+    assert P == 128 and F == 1024
+    dims = _infer_minus_one([blocks, 256], F)
+    width = 0
+    for d in dims:
+        width = d
+    t = nl.ndarray((128, 256), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[:, F - width + 1:F + 1])  # expect: NKI101 error
+    out = nl.ndarray((128, 256), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=t)
     return out
