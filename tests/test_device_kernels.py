@@ -217,7 +217,9 @@ CASES = {
                          "psum_banks_round_robin_one_too_many": ([r(128, 4608)],),
                          "running_peak_width": ([r(128, 512)],), "scoped_allocations_in_a_loop": ([r(128, 1024)],),
                          "buffers_given_new_tiles_per_section": ([r(128, 1024)],),
-                         "buffers_given_new_tiles_per_section_one_past": ([r(128, 1024)],)},
+                         "buffers_given_new_tiles_per_section_one_past": ([r(128, 1024)],),
+                         "walk_with_an_unknown_field": ([r(128, 1024)],),
+                         "walk_with_an_unknown_field_one_past": ([r(128, 1024)],)},
 }
 # reads of memory nothing wrote, in kernels written for other checks
 KNOWN_UNINITIALISED = {("b1_dependencies.py", "prefix_rows"), ("b2_memory.py", "too_many_psum_banks"),

@@ -674,6 +674,8 @@ class ControlMixin:
                     if key in probes:
                         continue
                     if k not in snap or snap[k] is not v and not self._same(snap[k], v):
+                        if isinstance(snap.get(k), V.Unknown) and isinstance(v, V.Unknown):
+                            continue  # unknown before the loop and after each iteration: unknown after it
                         if _same_tiles(snap[k], v) if k in snap and snap[k] is not None else _same_tiles(v, v):
                             # a field given new tiles in every iteration (`bufs.x = nl.ndarray(...)` in a helper
                             # the body calls): as a rebound accumulator name, read as this iteration's tiles

@@ -1,8 +1,10 @@
 """Python state a loop with a symbolic trip count carries from one iteration to the next, as real kernels keep it: a
 step chosen by an `if`, a step whose sign the kernel does not fix, a PSUM bank counter taken modulo the bank count,
-a running maximum, an allocator that opens and closes a scope in each iteration, and a buffer object whose
-fields a helper gives new tiles in each iteration.  Each was 'not understood'
-(NKI902) and the rest of the loop was checked with unknown values, or not at all."""
+a running maximum, an allocator that opens and closes a scope in each iteration, a buffer object whose fields a
+helper gives new tiles in each iteration, and an object with a field the verifier cannot know.  Each was 'not
+understood' (NKI902) and the rest of the loop was checked with unknown values, or not at all."""
+import logging
+
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -190,4 +192,44 @@ def buffers_given_new_tiles_per_section_one_past(x):
         nisa.dma_copy(dst=bufs.tile, src=x[:, s * 512:(s + 1) * 512])
         nisa.activation(dst=bufs.scaled, op=nl.exp, data=bufs.tile)
         nisa.dma_copy(dst=out[:, s * 512:(s + 1) * 512], src=bufs.scaled[:, 1:513])  # expect: NKI101 error
+    return out
+
+
+class TilePlanner(nl.NKIObject):
+    # the library's buffer manager keeps statistics next to its addresses: a field whose value the verifier
+    # does not know (here a logger from the standard library) before the loop and after every iteration
+    def __init__(self):
+        self.offset = 0
+        self.log = logging.getLogger("planner")
+
+    def advance(self, width):
+        self.offset = self.offset + width
+        self.log = logging.getLogger("planner")
+
+
+@nki.jit
+def walk_with_an_unknown_field(x):
+    P, F = x.shape
+    assert P == 128 and F % 512 == 0
+    out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    plan = TilePlanner()
+    for j in range(F // 512):
+        t = nl.ndarray((P, 512), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[:, plan.offset:plan.offset + 512])
+        nisa.dma_copy(dst=out[:, plan.offset:plan.offset + 512], src=t)
+        plan.advance(512)
+    return out
+
+
+@nki.jit
+def walk_with_an_unknown_field_one_past(x):
+    P, F = x.shape
+    assert P == 128 and F % 512 == 0
+    out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    plan = TilePlanner()
+    for j in range(F // 512):
+        t = nl.ndarray((P, 512), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[:, plan.offset + 1:plan.offset + 513])  # expect: NKI101 error
+        nisa.dma_copy(dst=out[:, plan.offset:plan.offset + 512], src=t)
+        plan.advance(512)
     return out
