@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import copy
 import inspect
 import os
 from typing import Any, Callable
@@ -180,7 +181,15 @@ def _params(la: Launch, kernel: Kernel, args: tuple, kwargs: dict) -> tuple:
     return (tuple(conv_args), conv_kwargs), originals
 
 
-def _param(prog: Any, name: str, a: Any, buffer: str, originals: list) -> Any:
+def _param(prog: Any, name: str, a: Any, buffer: str, originals: list, depth: int = 0) -> Any:
+    if depth < 3 and not isinstance(a, (View, type)) and not _is_array(a) and hasattr(a, "__dict__") and \
+            any(_is_array(v) for v in vars(a).values()):
+        # a configuration object the host built around its arrays (`QuantConfig(scale=s)`): its arrays are
+        # input tensors too (in a copy: the host's object keeps its arrays)
+        obj = copy.copy(a)
+        for k, v in vars(a).items():
+            setattr(obj, k, _param(prog, f"{name}.{k}", v, buffer, originals, depth + 1))
+        return obj
     if isinstance(a, View) or not _is_array(a):
         return a
     arr = np.asarray(a)

@@ -987,3 +987,43 @@ def test_a_return_not_understood_returns_an_unknown_value_not_none() -> None:
     diags = verify_source(text, "/tmp/k.py")
     assert any(d.code == "NKI902" and "iterating" in d.message for d in diags)
     assert not any("of None" in d.message for d in diags), [d.message for d in diags]
+
+
+def test_an_optional_tensor_field_of_an_object_input_is_given_where_dereferenced() -> None:
+    # tests/kernels/b2_optional_fields.py: standalone, the object input and its scale field are given on the paths
+    # that dereference the scale (a warning: only launches asking for the scale reach the copy); launched by host
+    # code that builds the object around its array, the field is an input tensor and the copy an error
+    path = os.path.join(os.path.dirname(__file__), "kernels", "b2_optional_fields.py")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    r = analyze_source(text, path, Options(kernels=("scaled_copy_one_past",)))
+    assert [(d.code, d.severity, d.location.line) for d in r.diagnostics] == [("NKI101", "warning", 49)]
+    assert any("quant, quant.scale given" in k.context for k in r.kernels)
+    launched = text + (
+        "\n\ndef launch(x, s):\n"
+        "    return scaled_copy_one_past(x, True, ScaleConfig(scale=s))\n")
+    r = analyze_source(launched, path)
+    assert [(d.code, d.severity, d.location.line) for d in r.diagnostics] == [("NKI101", "error", 49)]
+    assert [k.context for k in r.kernels if k.name == "scaled_copy_one_past"] == ["launched at line 58"]
+
+
+def test_paths_needing_more_given_inputs_than_allowed_are_said() -> None:
+    # seven optional inputs, each dereferenced on its own path: giving them all is more than MAX_GIVEN, so those
+    # paths are not analysed, and the kernel says so (they used to be dropped silently)
+    names = [f"b{i}" for i in range(7)]
+    params = ", ".join(f"{n}: Optional[nl.ndarray] = None" for n in names)
+    body = "".join(f"    if mode == {i}:\n        assert {n}.shape == (128, 512)\n"
+                   f"        nisa.dma_copy(dst=t, src={n}[0:128, 0:512])\n" for i, n in enumerate(names))
+    text = ("from typing import Optional\nimport nki\nimport nki.isa as nisa\nimport nki.language as nl\n\n\n"
+            f"@nki.jit\ndef k(x, mode: int, {params}):\n    assert x.shape == (128, 512)\n"
+            "    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)\n    nisa.dma_copy(dst=t, src=x)\n"
+            f"{body}    return t\n")
+    (d,) = verify_source(text, "/tmp/k.py")
+    assert d.code == "NKI902" and d.location.line == 13
+    assert d.message.startswith("paths that dereference the optional inputs b0, b1, b2, b3, b4, b5, b6 left at None "
+                                "were not analysed")
+    # six are within the limit: analysed with them given, nothing to report
+    six = text.replace(", b6: Optional[nl.ndarray] = None", "").replace(
+        "    if mode == 6:\n        assert b6.shape == (128, 512)\n"
+        "        nisa.dma_copy(dst=t, src=b6[0:128, 0:512])\n", "")
+    assert verify_source(six, "/tmp/k.py") == []

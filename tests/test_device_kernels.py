@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
+from types import SimpleNamespace
 
 import ml_dtypes
 import numpy as np
@@ -204,6 +205,8 @@ CASES = {
                                 "add_heads": ([r(1, 256, 64), r(1, 256, 64, 1)],),
                                 "make_pair_copier(96)": ([r(192, 64)], None, "copy_row_pairs_of")},
     "not_understood.py": {"dynamic_size": ([r(128, 512)],)},
+    "b2_optional_fields.py": {"scaled_copy": ([r(128, 512), True, SimpleNamespace(scale=r(128, 1))],),
+                              "scaled_copy_one_past": ([r(128, 512), True, SimpleNamespace(scale=r(128, 1))],)},
     "b2_keyword_objects.py": {"copy_sections": ([r(128, 1024)],), "copy_sections_one_past": ([r(128, 1024)],)},
     "b2_failing_paths.py": {"sized_by_a_dtype_helper": ([r(128, 512)],),
                             "sized_by_a_dtype_helper_in_bounds": ([r(128, 512)],),

@@ -75,7 +75,7 @@ def _failure_prone(v: Any) -> bool:
     return v is None or (isinstance(v, V.Phi) and (_failure_prone(v.a) or _failure_prone(v.b)))
 
 
-def _annotated_fields(cls: V.ClassVal) -> list:
+def annotated_fields(cls: V.ClassVal) -> list:
     """(name, annotation node) of the class and its bases, base first."""
     out: dict = {}
     for c in reversed(cls.mro()):
@@ -505,8 +505,12 @@ class CallsMixin:
         with a class-level default keeps it."""
         inst = V.Instance(self.heap, cls)
         self._field_module = cls.module
-        for name, ann in _annotated_fields(cls):
+        for name, ann in annotated_fields(cls):
             default = cls.lookup(name)
+            if f"{prefix}.{name}" in getattr(self, "_given", ()):
+                # an optional tensor field the kernel dereferences (see none_default_used): given
+                inst.attrs[name] = self._symbolic_field(f"{prefix}.{name}", ann, depth)
+                continue
             if default is not V.MISSING and not isinstance(default, (V.FunctionVal, V.Builtin)):
                 inst.attrs[name] = default
                 continue
@@ -801,6 +805,22 @@ class CallsMixin:
         dropped from this analysis and another one with the input given follows them."""
         base = getattr(node, "value", None)
         name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
+        field = getattr(self, "_optional_fields", {}).get(name) if isinstance(base, ast.Attribute) else None
+        if name not in self._none_defaults and field is not None:
+            # `inps.down_scale.dtype` where an object input of the kernel has an optional tensor field of that
+            # name left at None (`quant: Optional[QuantConfig] = None`): the input is given with that field
+            # given too, as for an optional input dereferenced under its own name
+            param, fname = field
+            wanted = {param, f"{param}.{fname}"} - self._given
+            if wanted and len(self._given | wanted) <= V.MAX_GIVEN:
+                if any(f.pc for f in self.frames):
+                    self._none_derefs |= wanted
+                    for w in wanted:
+                        self._deref_spans.setdefault(w, self.span(node))
+                    raise V.PathAbort()
+                if not self._no_retry:
+                    raise V.GivenRetry(sorted(wanted)[-1])
+            return
         if name not in self._none_defaults:
             if len(self._none_defaults) != 1:
                 return
@@ -810,6 +830,7 @@ class CallsMixin:
             # fails while tracing, so the path is not followed here; the kernel is analysed with the input given
             # as well (see run_with_retries)
             self._none_derefs.add(name)
+            self._deref_spans.setdefault(name, self.span(node))
             raise V.PathAbort()
         if not self._no_retry:
             raise V.GivenRetry(name)

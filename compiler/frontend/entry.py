@@ -13,11 +13,12 @@ from .. import ir
 from .astwalk import walk
 from . import values as V
 from .builder import KernelBuilder
+from .calls import annotated_fields
 from .interp import BudgetExceeded, Frame, Interpreter, Options
 from .modules import ModuleIndex, SourceSet
 
 MAX_CONTEXTS = 3
-MAX_GIVEN = 6  # optional inputs analysed as given (see run_with_retries)
+MAX_GIVEN = V.MAX_GIVEN
 EVERY_PATH_FAILS = "every path through this kernel fails"
 TENSOR_ANNOTATIONS = ("ndarray", "tensor", "Tensor", "NkiTensor", "tile", "Array", "hbm")
 SCALAR_ANNOTATIONS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
@@ -368,11 +369,27 @@ def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -
     interp._none_derefs = set()
     interp._given_why = {}  # param -> why it is analysed as given (see GivenRetry)
     interp._silent_runs = {}  # id(kernel) -> (span, where) of rank-split runs that failed on every path
+    interp._deref_spans = {}  # optional input (or field) -> where a dropped path dereferences it
     out = _run_with_retries(interp, kv, ctx)
-    conditional = interp._none_derefs - interp._given
-    if conditional and len(interp._given | conditional) <= MAX_GIVEN:
+    while True:
+        # the run with the inputs given may drop paths of its own (another optional input, a field of the one
+        # given): another run follows them with those given too, as long as that stays within MAX_GIVEN.  Each
+        # run is kept: the previous one checked its paths with those inputs at None (with a bias given, an MX
+        # path may assert it is None: only the run without it reaches that path's code)
+        conditional = interp._none_derefs - interp._given
+        if not conditional or len(interp._given | conditional) > MAX_GIVEN:
+            break
         interp._given |= conditional
         out += _run_with_retries(interp, kv, ctx)
+    left = sorted(interp._none_derefs - interp._given)
+    if left and out:
+        kernel, issues = out[-1]
+        issues.append(ir.FrontendIssue(
+            "NKI902", f"paths that dereference the optional input{'s' if len(left) > 1 else ''} "
+            f"{', '.join(left)} left at None were not analysed: with {'them' if len(left) > 1 else 'it'} given, "
+            f"more than {MAX_GIVEN} optional inputs would be (give shapes with --shape KERNEL.PARAM=DxD)",
+            interp._deref_spans.get(left[0], kernel.span),
+            kernel.name))
     return out
 
 
@@ -625,6 +642,7 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     interp._value_params = _value_evidence(fn.node, [p.arg for p in pos + a.kwonlyargs])
     interp._none_defaults = set()
     interp._placeholders = set()
+    interp._optional_fields = _optional_tensor_fields(interp, fn)
     n_defaults = len(fn.defaults)
     args: list = []
     kwargs: dict = {}
@@ -679,7 +697,7 @@ def _placeholder_default(interp: Interpreter, p: ast.arg, default: Any) -> bool:
     return SCALAR_ANNOTATIONS.get(base) == "int" or any(t == base for t in TENSOR_ANNOTATIONS)
 
 
-def _convert_arg(interp: Interpreter, kb: KernelBuilder, name: str, v: Any, hints: dict) -> Any:
+def _convert_arg(interp: Interpreter, kb: KernelBuilder, name: str, v: Any, hints: dict, depth: int = 0) -> Any:
     if isinstance(v, V.HostArray):
         if v.shape is not None and v in interp._guessed_host_arrays and name in interp._exact_params and \
                 hints.get(name, 0) > len(v.shape):
@@ -703,8 +721,14 @@ def _convert_arg(interp: Interpreter, kb: KernelBuilder, name: str, v: Any, hint
         return tv
     if isinstance(v, (E.Expr, E.BExpr)):
         _register_host_syms(kb, v)
-    if isinstance(v, V.Unknown):
-        return v
+    if isinstance(v, V.Instance) and depth < 3 and any(isinstance(x, (V.HostArray, V.Instance))
+                                                       for x in v.attrs.values()):
+        # a configuration object the launcher built around its arrays (`QuantConfig(scale=s)`): the kernel sees
+        # those fields as input tensors (a copy: the launcher's own object keeps its arrays)
+        inst = V.Instance(v.heap, v.cls)
+        inst.attrs.update({k: _convert_arg(interp, kb, f"{name}.{k}", x, hints, depth + 1)
+                           for k, x in v.attrs.items()})
+        return inst
     return v
 
 
@@ -758,6 +782,24 @@ def _object_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg) -> Any:
     if cls is not None:
         return interp.class_input(cls, p.arg, "scalar")
     return V.Unknown(f"parameter {p.arg} (an object the kernel takes as input)")
+
+
+def _optional_tensor_fields(interp: Interpreter, fn: Any) -> dict:
+    """field name -> (parameter, field) for the fields of the kernel's object parameters (`quant:
+    Optional[QuantConfig] = None`) annotated as optional tensors with the default None: a field such a
+    parameter leaves at None that the kernel dereferences is analysed as given (see none_default_used)."""
+    a = fn.node.args
+    out: dict = {}
+    for p in a.posonlyargs + a.args + a.kwonlyargs:
+        cls = _annotation_class(interp, p) if p.annotation is not None and not _names_tensor(
+            ast.unparse(p.annotation)) else None
+        if cls is None or cls.is_enum:
+            continue
+        for name, ann in annotated_fields(cls):
+            text = ast.unparse(ann)
+            if "Optional" in text and _names_tensor(text) and cls.lookup(name) is None:
+                out.setdefault(name, (p.arg, name))
+    return out
 
 
 def _annotation_class(interp: Interpreter, p: ast.arg) -> V.ClassVal | None:

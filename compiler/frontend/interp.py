@@ -131,6 +131,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._none_defaults: set = set()  # kernel inputs left at their default None in this run
         self._given: set = set()  # optional inputs analysed as given (GivenRetry)
         self._none_derefs: set = set()  # optional inputs left at None that some path dereferences
+        self._deref_spans: dict = {}  # where (see entry.run_with_retries)
         # optional inputs left at None tested against None last before a path failed, in order
         self._none_tests: dict = {}
         self._last_none_test: str | None = None

@@ -496,6 +496,9 @@ class RankRetry(Exception):
         self.param, self.rank, self.at_least, self.soft = param, rank, at_least, soft
 
 
+MAX_GIVEN = 6  # optional inputs (and optional fields of object inputs) analysed as given
+
+
 class GivenRetry(Exception):
     """The kernel dereferences an optional input left at its default None (`bias.dtype`, `bias[0]`) on a
     path every launch takes, or every path with it left at None fails after testing it (`assert cos is not
