@@ -478,3 +478,19 @@ def k(x, w, y):
     bad = text.replace("src=x[:, hs * s:hs * s + hs]", "src=x[:, hs * s + 1:hs * s + hs + 1]")
     (d,) = analyze_source(bad, "/tmp/k.py").diagnostics
     assert d.code in ("NKI101", "NKI901") and d.line == 19 and "NKI101" in d.code + d.message
+
+
+def test_an_undecided_question_names_the_limit_it_reached():
+    # z3 says "canceled" or "max. resource limit exceeded" when it spends its work limit (rlimit), the same on
+    # every machine; only a question that ran into --solver-timeout depends on the machine
+    from nki_verify.analysis.solver import Unknown, why_unknown
+
+    work = "it reached its work limit, the same on every machine"
+    assert why_unknown("canceled", 0.3, 10_000) == work
+    assert why_unknown("max. resource limit exceeded", 0.3, 10_000) == work
+    assert why_unknown("canceled", 9.8, 10_000) == "it reached its time limit of 10000 ms, --solver-timeout"
+    assert why_unknown("incomplete quantifiers", 0.1, 10_000) == "incomplete quantifiers"
+    x, y, z = (E.Sym(n, i) for i, n in enumerate("xyz", 1))
+    hard = E.ne(E.add(E.mul(E.mul(x, x), x), E.mul(E.mul(y, y), y)), E.mul(E.mul(z, z), z))
+    r = Prover([E.ge(x, 1), E.ge(y, 1), E.ge(z, 1)], 10_000).find_violation(hard, [], rlimit=200, retry=False)
+    assert isinstance(r, Unknown) and r.reason == work

@@ -49,6 +49,16 @@ class Unknown:
 PROVED = Proved()
 
 
+def why_unknown(reason: str, seconds: float, timeout_ms: int) -> str:
+    """z3's reason for giving up, in the user's terms: its work limit (`rlimit`, the same on every machine; z3
+    says "canceled" or "max. resource limit exceeded") or the wall-clock limit of --solver-timeout."""
+    if seconds * 1000 >= 0.95 * timeout_ms:
+        return f"it reached its time limit of {timeout_ms} ms, --solver-timeout"
+    if reason == "canceled" or "resource limit" in reason:
+        return "it reached its work limit, the same on every machine"
+    return reason
+
+
 def _z3() -> Any:
     import z3  # noqa: PLC0415 - deliberately lazy (cold start)
 
@@ -511,13 +521,15 @@ class Prover:
             return out
         self.queries += 1
         try:
+            t_ask = time.perf_counter()
             s, r = self._ask(self.tr, keep, goal, rlimit)
             if r == z3.unsat:
                 out: Any = PROVED
             elif r == z3.sat:
                 out = Violated(self._model(s.model(), order))
             else:
-                out = Unknown(s.reason_unknown() or "solver gave up")
+                out = Unknown(why_unknown(s.reason_unknown() or "solver gave up", time.perf_counter() - t_ask,
+                                          self.timeout_ms))
                 # second chances, but not for the quantified questions (whose undecided verdicts are quiet)
                 if retry and not _quantified(goal):
                     proved, hint = self._linear_proof(goal, keep)
