@@ -186,3 +186,13 @@ def conjuncts(b: E.BExpr) -> set:
     if b == E.TRUE:
         return set()
     return set(b.args) if isinstance(b, E.BAnd) else {b}
+
+
+def shared_loops(a: tuple, b: tuple) -> tuple:
+    """The loops two program points are both in (the common prefix of their enclosing loops)."""
+    out = []
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        out.append(x)
+    return tuple(out)

@@ -24,7 +24,7 @@ from compiler import expr as E
 from compiler import ir, spec
 
 from ..diagnostics import WARNING, Note
-from .accesses import conjuncts, obviously_covers, same_element, side
+from .accesses import conjuncts, obviously_covers, same_element, shared_loops, side
 from .engine import KernelAnalysis, Obligation, location
 
 
@@ -97,7 +97,7 @@ def _read(ka: KernelAnalysis, n: int, ins: ir.Instr, op: ir.Operand, ws: list, w
             # every read (a tensor written by many instructions and read by many made this quadratic)
             w_loops = [loops[lid].var for lid in w_ins.ctx.loops if lid in loops]
             w = write_sides[id(w_op)] = side(k, w_ins, w_op, "_w", set(w_loops), ka.info, ka.uids)
-        shared = _shared(ins.ctx.loops, w_ins.ctx.loops)
+        shared = shared_loops(ins.ctx.loops, w_ins.ctx.loops)
         order = _before(shared, loops, w.mapping, m < n)
         body = E.band(*w.facts, order, same_element(w, r))
         bound = tuple(w.mapping.values()) + tuple(w.index_vars)
@@ -142,16 +142,7 @@ def _one_to_one(k: ir.Kernel, ins: ir.Instr, op: ir.Operand) -> bool:
                              if o.mode in ("w", "rw") and o is not op)
 
 
-def _shared(a: tuple, b: tuple) -> list:
-    out = []
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        out.append(x)
-    return out
-
-
-def _before(shared: list, loops: dict, mapping: dict, earlier_in_body: bool) -> E.BExpr:
+def _before(shared: tuple, loops: dict, mapping: dict, earlier_in_body: bool) -> E.BExpr:
     """The write's iteration of the shared loops is lexicographically earlier than the read's, or the same
     one with the write first in the body."""
     if not shared:

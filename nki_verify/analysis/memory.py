@@ -19,7 +19,7 @@ from compiler.spec import dtypes as D
 from compiler.spec.targets import get_target
 
 from ..diagnostics import WARNING, Note
-from .accesses import fresh, obviously_covers
+from .accesses import fresh, obviously_covers, shared_loops
 from .engine import KernelAnalysis, Obligation, location
 
 ONE_BANK_DST = {"isa.nc_matmul": ("trn1", "trn2"), "isa.nc_transpose": ("trn1", "trn2", "trn3"),
@@ -314,7 +314,7 @@ def _read_sees(k: ir.Kernel, y: ir.Tensor, p: int, y_uses: tuple) -> bool:
     for n, ins, op in y_uses:
         if not _reads(ins, op):
             continue
-        shared = _common_prefix(loops_p, ins.ctx.loops)
+        shared = shared_loops(loops_p, ins.ctx.loops)
         if n == p:
             return True  # one instruction reading y and writing x: the placements must not overlap
         if n < p and not any(lid not in y.loops for lid in shared):
@@ -355,15 +355,6 @@ def _kills(k: ir.Kernel, y: ir.Tensor, w: tuple, n: int, r_ins: ir.Instr, r_op: 
         if body and body[-1][2].mode != "r":
             return False
     return True
-
-
-def _common_prefix(a: tuple, b: tuple) -> tuple:
-    out = []
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        out.append(x)
-    return tuple(out)
 
 
 def _rename_instance(ka: KernelAnalysis, t: ir.Tensor, loops: dict, tag: str) -> dict:

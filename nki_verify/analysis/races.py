@@ -14,7 +14,7 @@ from compiler import expr as E
 from compiler import ir
 
 from ..diagnostics import Note
-from .accesses import same_element, side
+from .accesses import same_element, shared_loops, side
 from .engine import KernelAnalysis, Obligation, location
 
 BARRIER = "isa.core_barrier"
@@ -131,20 +131,11 @@ def _uniform_instrs(k: ir.Kernel, pids: list) -> set:
 def _ordered(k: ir.Kernel, na: int, ia: ir.Instr, nb: int, ib: ir.Instr, barriers: list) -> bool:
     """A barrier between the two accesses, executed on the path from one to the other."""
     lo, hi = min(na, nb), max(na, nb)
-    common = _common_prefix(ia.ctx.loops, ib.ctx.loops)
+    common = shared_loops(ia.ctx.loops, ib.ctx.loops)
     for n, bar in barriers:
         if lo < n < hi and tuple(bar.ctx.loops) == common:
             return True
     return False
-
-
-def _common_prefix(a: tuple, b: tuple) -> tuple:
-    out = []
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        out.append(x)
-    return tuple(out)
 
 
 def _agree(x: object, ma: dict, mb: dict, pids: set) -> E.BExpr:
@@ -214,7 +205,7 @@ def _pair(ka: KernelAnalysis, pids: list, barriers: list, a: tuple, b: tuple, at
                 facts.append(E.lt(s, info.hi))
     facts.append(E.bor(*[E.ne(sa.mapping[p], sb.mapping[p]) for p in pids]) if pids else E.TRUE)
     # a barrier inside a loop both accesses share orders different iterations: compare the same iteration
-    for lid in _common_prefix(ia.ctx.loops, ib.ctx.loops):
+    for lid in shared_loops(ia.ctx.loops, ib.ctx.loops):
         if any(lid in bar.ctx.loops for _, bar in barriers):
             lp = loops[lid]
             facts.append(E.eq(sa.mapping[lp.var], sb.mapping[lp.var]))
