@@ -810,8 +810,11 @@ class CallsMixin:
             # `inps.down_scale.dtype` where an object input of the kernel has an optional tensor field of that
             # name left at None (`quant: Optional[QuantConfig] = None`): the input is given with that field
             # given too, as for an optional input dereferenced under its own name
-            param, fname = field
-            wanted = {param, f"{param}.{fname}"} - self._given
+            param, _ = field
+            # with all of its optional tensor fields at once: a launch that passes the object passes its tensors
+            # (one run for moe_cte's two scales instead of one per scale, each run analysing the whole kernel)
+            wanted = {param} | {f"{p}.{f}" for p, f in self._optional_fields.values() if p == param}
+            wanted -= self._given
             if wanted and len(self._given | wanted) <= V.MAX_GIVEN:
                 if any(f.pc for f in self.frames):
                     self._none_derefs |= wanted
