@@ -22,6 +22,13 @@ A mutant is caught when a diagnostic with an accepted code appears at an accepte
 loop, the call that reaches a helper -- at one) that the unmutated file does not have at that severity.
 Mutants at lines where the unmutated file already has an error with an accepted code are not measurable
 and are left out.  The report gives per class: mutants, caught, and the misses (file:line) to review.
+
+The sample depends on the tree: candidates are the lines the verifier reaches, so a tree that analyses more
+code draws from a larger pool.  To compare two trees on the same mutants, save the sample of one run and
+replay it on the other:
+
+    python benchmarks/mutations.py DIRS... --save-mutants sample.json     # on one tree
+    python benchmarks/mutations.py DIRS... --mutants sample.json          # on another (same DIRS)
 """
 
 from __future__ import annotations
@@ -169,7 +176,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-seconds", type=float, default=8.0, help="skip files whose analysis takes longer")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--save-mutants", metavar="FILE", help="write the sampled mutants, to replay them elsewhere")
+    ap.add_argument("--mutants", metavar="FILE", help="replay these mutants (from --save-mutants) instead of "
+                    "sampling: the same DIRS are expected")
     args = ap.parse_args()
+    replay = json.load(open(args.mutants, encoding="utf-8")) if args.mutants else None
     rng = random.Random(args.seed)
     t_start = time.perf_counter()
     work = tempfile.mkdtemp(prefix="nki_mutants_")
@@ -181,23 +192,39 @@ def main() -> int:
         dst = os.path.join(work, os.path.basename(root))
         shutil.copytree(root, dst, ignore=shutil.ignore_patterns(".git", "*.pyc", "__pycache__"))
         copies[root] = dst
+        wanted = None if replay is None else {os.path.join(work, m["path"]) for m in replay}
         for f in collect_files([dst]):
+            if wanted is not None and f not in wanted:
+                continue
             text = open(f, encoding="utf-8").read()
             if "nki" not in text:
                 continue
             t0 = time.perf_counter()
             res = analyze_source(text, f, Options())
-            if time.perf_counter() - t0 > args.max_seconds or not res.ir:
-                continue
             baselines[f] = {_key(d) for d in res.diagnostics}
+            if replay is not None:
+                continue
+            if time.perf_counter() - t0 > args.max_seconds or not res.ir:
+                del baselines[f]
+                continue
             lines, loops = _reached(res)
             for m in candidates(f, text, lines.get(f, set()), loops.get(f, set())):
                 pool[m.cls].append(m)
+    if replay is not None:
+        for m in replay:
+            path = os.path.join(work, m["path"])
+            if path in baselines:
+                pool[m["cls"]].append(Mutant(m["cls"], path, range(*m["lines"]), [tuple(e) for e in m["edits"]],
+                                             m["what"]))
     report: dict = {}
+    saved: list = []
     for cls in CLASSES:
         ms = [m for m in pool[cls] if _measurable(m, baselines[m.path])]
-        rng.shuffle(ms)
-        ms = ms[:args.per_class]
+        if replay is None:
+            rng.shuffle(ms)
+            ms = ms[:args.per_class]
+        saved += [{"cls": m.cls, "path": os.path.relpath(m.path, work), "lines": [m.lines.start, m.lines.stop],
+                   "edits": [list(e) for e in m.edits], "what": m.what} for m in ms]
         caught, misses = 0, []
         for m in ms:
             original = open(m.path, encoding="utf-8").read()
@@ -223,6 +250,9 @@ def main() -> int:
                 misses.append(f"{rel}:{m.lines.start} ({m.what}; new diagnostics: {', '.join(others) or 'none'})")
         report[cls] = {"candidates": len(pool[cls]), "mutants": len(ms), "caught": caught, "misses": misses}
     shutil.rmtree(work, ignore_errors=True)
+    if args.save_mutants:
+        with open(args.save_mutants, "w", encoding="utf-8") as fh:
+            json.dump(saved, fh, indent=1)
     total = sum(r["mutants"] for r in report.values())
     got = sum(r["caught"] for r in report.values())
     if args.json:
