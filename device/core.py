@@ -159,7 +159,7 @@ class Program:
             weakref.finalize(st, mem.free, token)
             st.exact = pl.manual  # placed bytes may be shared with other placements
             if pl.manual:
-                st.tags, st.tag = mem.tags(pl, isz, st, st.sid)
+                st.tags, st.tag = mem.tags(pl, isz, st)
             st.fresh = not pl.manual  # a reused auto region: its shadow is cleared when first partly written
         if fill and buffer in ON_CHIP and placement is None:
             data[...] = DT.nan_fill(dname)  # private backing: as NKI's simulator, unwritten data reads as NaN (or 4)

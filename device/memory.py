@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -96,12 +97,12 @@ class OnChipMemory:
         """A manual placement: exactly there, overlapping whatever is there (the caller checked the range)."""
         return Placement(partition, byte, partitions, nbytes, True), self._insert(byte, byte + max(nbytes, 1))
 
-    def tags(self, pl: Placement, itemsize: int, storage: object, sid: int) -> tuple:
+    def tags(self, pl: Placement, itemsize: int, storage: Any) -> tuple:
         """(per-element view of the owner tags, the element value meaning "written by this storage") for a
         manual placement; the tag is 16 bits per byte, repeated over an element's bytes."""
         if self.owners is None:
             self.owners = np.zeros((self.pmax, self.capacity), dtype=np.uint16)  # calloc: pages on first touch
-        tag = sid % 65535 + 1
+        tag = storage.sid % 65535 + 1
         self.tagged[tag] = storage
         view = self.owners[pl.partition:pl.partition + pl.partitions, pl.byte:pl.byte + pl.nbytes]
         return element_tags(view, itemsize, tag)

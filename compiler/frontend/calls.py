@@ -808,35 +808,31 @@ class CallsMixin:
         field = getattr(self, "_optional_fields", {}).get(name) if isinstance(base, ast.Attribute) else None
         if name not in self._none_defaults and field is not None:
             # `inps.down_scale.dtype` where an object input of the kernel has an optional tensor field of that
-            # name left at None (`quant: Optional[QuantConfig] = None`): the input is given with that field
-            # given too, as for an optional input dereferenced under its own name
+            # name left at None (`quant: Optional[QuantConfig] = None`): the input is given with all of its
+            # optional tensor fields at once, as for an optional input dereferenced under its own name (a launch
+            # that passes the object passes its tensors: one run for moe_cte's two scales, not one per scale)
             param, _ = field
-            # with all of its optional tensor fields at once: a launch that passes the object passes its tensors
-            # (one run for moe_cte's two scales instead of one per scale, each run analysing the whole kernel)
             wanted = {param} | {f"{p}.{f}" for p, f in self._optional_fields.values() if p == param}
             wanted -= self._given
-            if wanted and len(self._given | wanted) <= V.MAX_GIVEN:
-                if any(f.pc for f in self.frames):
-                    self._none_derefs |= wanted
-                    for w in wanted:
-                        self._deref_spans.setdefault(w, self.span(node))
-                    raise V.PathAbort()
-                if not self._no_retry:
-                    raise V.GivenRetry(sorted(wanted)[-1])
-            return
-        if name not in self._none_defaults:
-            if len(self._none_defaults) != 1:
+            if not wanted or len(self._given | wanted) > V.MAX_GIVEN:
                 return
-            name = next(iter(self._none_defaults))  # under another name (`b = bias`), but no other candidate
+            retry = sorted(wanted)[-1]
+        else:
+            if name not in self._none_defaults:
+                if len(self._none_defaults) != 1:
+                    return
+                name = next(iter(self._none_defaults))  # under another name (`b = bias`), but no other candidate
+            wanted, retry = {name}, name
         if any(f.pc for f in self.frames):
             # only on some paths (`if use_bias: bias.dtype`): a launch without the input that takes this path
             # fails while tracing, so the path is not followed here; the kernel is analysed with the input given
             # as well (see run_with_retries)
-            self._none_derefs.add(name)
-            self._deref_spans.setdefault(name, self.span(node))
+            self._none_derefs |= wanted
+            for w in wanted:
+                self._deref_spans.setdefault(w, self.span(node))
             raise V.PathAbort()
         if not self._no_retry:
-            raise V.GivenRetry(name)
+            raise V.GivenRetry(retry)
 
     def seq_getitem(self, obj: Any, key: Any, node: ast.AST | None) -> Any:
         if isinstance(obj, V.PyList):

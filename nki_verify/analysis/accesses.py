@@ -196,3 +196,16 @@ def shared_loops(a: tuple, b: tuple) -> tuple:
             break
         out.append(x)
     return tuple(out)
+
+
+def accumulates(ins: ir.Instr, op: ir.Operand) -> bool:
+    """nc_matmul(accumulate=True) adds onto what its destination holds."""
+    return op.role == "dst" and ins.attr("accumulate") is True
+
+
+def reads(ins: ir.Instr, op: ir.Operand) -> bool:
+    """Does the operand read the values its view holds: an input, an accumulating destination, a
+    read-modify-write (`t[...] += v`; `t[...] = v` only writes, PSUM accumulation groups start there)."""
+    if op.mode == "r" or accumulates(ins, op):
+        return True
+    return op.mode == "rw" and ins.op != "language.__assign__"

@@ -24,7 +24,7 @@ from compiler import expr as E
 from compiler import ir, spec
 
 from ..diagnostics import WARNING, Note
-from .accesses import conjuncts, obviously_covers, same_element, shared_loops, side
+from .accesses import accumulates, conjuncts, obviously_covers, reads, same_element, shared_loops, side
 from .engine import KernelAnalysis, Obligation, location
 
 
@@ -48,7 +48,7 @@ def initialization_obligations(ka: KernelAnalysis) -> list:
             if t.kind != "ndarray" or t.buffer not in ir.ON_CHIP or op.access is None or op.access.dynamic:
                 continue
             # (a matmul accumulating onto its destination reads what its own earlier iterations wrote)
-            ws = [w for w in writes.get(op.tensor, ()) if not (w[0] == n and w[2] is op and not _accumulates(ins, op))]
+            ws = [w for w in writes.get(op.tensor, ()) if not (w[0] == n and w[2] is op and not accumulates(ins, op))]
             if any(w[2].access is None or w[2].access.dynamic for w in ws):
                 continue
             if any(obviously_covers(k, w, n, ins, op) for w in ws):
@@ -65,19 +65,7 @@ def _is_read(ins: ir.Instr, op: ir.Operand) -> bool:
     spec_op = _spec_operand(ins.op, op.role)
     if spec_op is not None and spec_op.partial:
         return False  # reads only documented parts of the view (e.g. every 16th partition)
-    if op.mode == "r":
-        return True
-    if _accumulates(ins, op):
-        return True  # nc_matmul(accumulate=True) adds onto what the destination holds (never written: undefined)
-    if op.mode != "rw":
-        return False
-    if ins.op == "language.__assign__":
-        return False  # `t[...] = v` only writes; `+=` accumulates (PSUM accumulation groups start there)
-    return True
-
-
-def _accumulates(ins: ir.Instr, op: ir.Operand) -> bool:
-    return op.role == "dst" and ins.attr("accumulate") is True
+    return reads(ins, op)
 
 
 def _spec_operand(qualname: str, role: str) -> object:
@@ -117,7 +105,7 @@ def _read(ka: KernelAnalysis, n: int, ins: ir.Instr, op: ir.Operand, ws: list, w
         floor = WARNING
         msg += f"; {ins.op.split('.')[-1]} moves each of them to one element of its on-chip destination, where " \
                "stale values are a bug only if read"
-    if _accumulates(ins, op):
+    if accumulates(ins, op):
         msg += "; accumulate=True adds the product onto them (start each accumulation group with " \
                "accumulate=False, e.g. accumulate=(k > 0), or leave it to the compiler with accumulate=None)"
     notes = tuple(Note(location(w_op.span), f"'{t.name}' is written here") for _, _, w_op in ws[:3])

@@ -19,7 +19,7 @@ from compiler.spec import dtypes as D
 from compiler.spec.targets import get_target
 
 from ..diagnostics import WARNING, Note
-from .accesses import fresh, obviously_covers, shared_loops
+from .accesses import fresh, obviously_covers, reads, shared_loops
 from .engine import KernelAnalysis, Obligation, location
 
 ONE_BANK_DST = {"isa.nc_matmul": ("trn1", "trn2"), "isa.nc_transpose": ("trn1", "trn2", "trn3"),
@@ -312,7 +312,7 @@ def _read_sees(k: ir.Kernel, y: ir.Tensor, p: int, y_uses: tuple) -> bool:
     with no killing write of `y` in between."""
     loops_p = k.instrs[p].ctx.loops
     for n, ins, op in y_uses:
-        if not _reads(ins, op):
+        if not reads(ins, op):
             continue
         shared = shared_loops(loops_p, ins.ctx.loops)
         if n == p:
@@ -327,16 +327,10 @@ def _read_sees(k: ir.Kernel, y: ir.Tensor, p: int, y_uses: tuple) -> bool:
     return False
 
 
-def _reads(ins: ir.Instr, op: ir.Operand) -> bool:
-    if op.mode == "r" or op.role == "dst" and ins.attr("accumulate") is True:
-        return True
-    return op.mode == "rw" and ins.op != "language.__assign__"
-
-
 def _kills(k: ir.Kernel, y: ir.Tensor, w: tuple, n: int, r_ins: ir.Instr, r_op: ir.Operand, y_uses: tuple) -> bool:
     """Does write `w` of `y` rewrite everything the read `(n, r_ins, r_op)` reads, whatever `y` held before?"""
     m, w_ins, w_op = w
-    if _reads(w_ins, w_op) or w_op.mode not in ("w", "rw") or not obviously_covers(k, w, n, r_ins, r_op):
+    if reads(w_ins, w_op) or w_op.mode not in ("w", "rw") or not obviously_covers(k, w, n, r_ins, r_op):
         return False
     sp = spec.find(w_ins.op)
     sig = sp.signature(w_ins.dialect) if sp is not None else None
