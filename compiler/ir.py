@@ -270,6 +270,9 @@ class Kernel:
     # inputs with a None default, analysed as None or (`block: int = None`, a placeholder the caller replaces;
     # the optional inputs above) as a value: the analysis sees one of a launch's two choices
     placeholders: tuple = ()
+    # (param, value, default) of parameters analysed with another value than their default, as text: every path
+    # with the default fails (an assert or raise), so launches pass another value
+    chosen: tuple = ()
 
     def tensor(self, tid: int) -> Tensor:
         return self.tensors[tid]

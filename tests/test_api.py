@@ -1027,3 +1027,21 @@ def test_paths_needing_more_given_inputs_than_allowed_are_said() -> None:
         "    if mode == 6:\n        assert b6.shape == (128, 512)\n"
         "        nisa.dma_copy(dst=t, src=b6[0:128, 0:512])\n", "")
     assert verify_source(six, "/tmp/k.py") == []
+
+
+def test_a_mode_whose_default_always_fails_is_analysed_with_the_values_launches_pass() -> None:
+    # tests/kernels/b2_defaulted_modes.py: `scaling` defaults to a member the kernel rejects; standalone it is
+    # analysed with the member that gets through (said in a note and the kernel's description), and a launch that
+    # passes a value keeps it (here the rejected one: every path fails, and nothing is replaced)
+    path = os.path.join(os.path.dirname(__file__), "kernels", "b2_defaulted_modes.py")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    r = analyze_source(text, path, Options(kernels=("post_scaled_copy_one_past",)))
+    assert [(d.code, d.location.line) for d in r.diagnostics] == [("NKI101", 48)]
+    assert any("analysed with scaling=Scaling.POST" in n.message for n in r.diagnostics[0].notes)
+    assert [k.context for k in r.kernels] == [
+        "standalone, symbolic shapes; scaling=Scaling.POST (every path with its default Scaling.PRE fails)"]
+    launched = text + "\n\ndef launch(x):\n    return post_scaled_copy_one_past(x, Scaling.PRE)\n"
+    r = analyze_source(launched, path, Options(kernels=("post_scaled_copy_one_past",)))
+    assert [d.code for d in r.diagnostics] == ["NKI901"]
+    assert "every path through this kernel fails" in r.diagnostics[0].message

@@ -207,6 +207,9 @@ CASES = {
     "not_understood.py": {"dynamic_size": ([r(128, 512)],)},
     "b2_optional_fields.py": {"scaled_copy": ([r(128, 512), True, SimpleNamespace(scale=r(128, 1))],),
                               "scaled_copy_one_past": ([r(128, 512), True, SimpleNamespace(scale=r(128, 1))],)},
+    # (Scaling is an IntEnum: its member POST is the int 2)
+    "b2_defaulted_modes.py": {"post_scaled_copy": ([r(128, 512), 2],), "post_scaled_copy_one_past": ([r(128, 512), 2],),
+                              "transposed_only": ([r(128, 512), True],)},
     "b2_keyword_objects.py": {"copy_sections": ([r(128, 1024)],), "copy_sections_one_past": ([r(128, 1024)],)},
     "b2_failing_paths.py": {"sized_by_a_dtype_helper": ([r(128, 512)],),
                             "sized_by_a_dtype_helper_in_bounds": ([r(128, 512)],),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import itertools
 import os
 from dataclasses import dataclass, field
@@ -364,7 +365,83 @@ def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -
     used with different ranks on different paths (`if in_sbuf: x[:, :, j] else: x[i, j]`) is analysed once
     per rank, each run following only the paths that fit its rank.  An optional input left at None that some
     paths dereference (`if use_bias: bias.dtype`) is analysed both ways: left at None (those paths dropped)
-    and given."""
+    and given.  When every run fails on every path with a parameter at its default, and that default is an enum
+    member or a bool, the kernel is analysed with each other value instead (see `_other_defaults`)."""
+    interp._default_overrides = {}
+    interp._failed_runs = []  # the kernels of runs on which every path failed (kept: compared by identity)
+    out = _run_given(interp, kv, ctx)
+    # only runs that fail by the kernel's own asserts and raises, where the front end understood all it followed
+    # (a path it gave up on fails for its own reasons; a name unbound on every path is a finding, NKI607)
+    if out and all(k.complete and any(i.code == "NKI901" and i.message.startswith(EVERY_PATH_FAILS) for i in issues)
+                   for k, issues in out):
+        others = _other_defaults(interp, kv, ctx)
+        if others:
+            return others
+        choices = _defaulted_choices(kv.func, ctx)
+        if choices:
+            # (said on the run with the defaults: the runs with other values are dropped)
+            every = sum(len(v) for _, _, v in choices) <= MAX_DEFAULT_RUNS
+            values = f"{'every value' if every else 'other values'} of {', '.join(p for p, _, _ in choices)}"
+            _, issues = out[-1]
+            issues[:] = [dataclasses.replace(i, message=i.message.replace(
+                "for the analysed inputs", f"for the analysed inputs and {values}")) for i in issues]
+    return out
+
+
+MAX_DEFAULT_RUNS = 8  # runs with another value of a defaulted parameter (see _other_defaults)
+
+
+def _failed(interp: Interpreter, kernel: ir.Kernel) -> bool:
+    return any(k is kernel for k in interp._failed_runs)
+
+
+def _other_defaults(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> list:
+    """The runs with another value of one parameter left at its default, when every path with the defaults fails
+    (`scaling_mode: Mode = Mode.PRE_SCALE` and `if cfg.scaling_mode == Mode.PRE_SCALE: kernel_assert(False, "not
+    implemented")`): a launch passes another value, and the kernel is analysed with each one it admits (a value
+    whose run fails on every path too is dropped).  Enum members and bools only: their values are few and known.
+    Parameters are tried in order; the first whose values let a run through is taken (empty: none did)."""
+    runs = 0
+    for param, default, values in _defaulted_choices(kv.func, ctx):
+        kept = []
+        for value in values:
+            if runs >= MAX_DEFAULT_RUNS:
+                return kept
+            runs += 1
+            interp._default_overrides = {param: (value, default)}
+            try:
+                kept += [(k, i) for k, i in _run_given(interp, kv, ctx) if not _failed(interp, k)]
+            finally:
+                interp._default_overrides = {}
+        if kept:
+            return kept
+    return []
+
+
+def _defaulted_choices(fn: V.FunctionVal, ctx: LaunchContext) -> list:
+    """[(param, default, other values)] of the kernel's parameters that the launch leaves at a default that is
+    an enum member or a bool."""
+    a = fn.node.args
+    pos = a.posonlyargs + a.args
+    pairs = list(zip([p.arg for p in pos[len(pos) - len(fn.defaults):]], fn.defaults))
+    pairs += [(p.arg, fn.kwdefaults[p.arg]) for p in a.kwonlyargs if p.arg in fn.kwdefaults]
+    supplied = {p.arg for p in pos[:len(ctx.args)]} | set(ctx.kwargs)
+    out = []
+    for name, d in pairs:
+        if name in supplied:
+            continue
+        if isinstance(d, V.EnumMember):
+            others = [v for v in d.cls.attrs.values() if isinstance(v, V.EnumMember) and v != d]
+        elif isinstance(d, bool):
+            others = [not d]
+        else:
+            continue
+        if others:
+            out.append((name, d, others))
+    return out
+
+
+def _run_given(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> list:
     interp._given = set()  # optional inputs left at None that the kernel dereferences anyway: analysed as given
     interp._none_derefs = set()
     interp._given_why = {}  # param -> why it is analysed as given (see GivenRetry)
@@ -499,6 +576,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     interp.steps = 0
     span = interp.span(fn.node, fn.module)
     silent = None  # (span, where) when a rank-split run fails on every path (see _run_with_retries)
+    failed = False  # every path failed (an assert, a raise, a name unbound on every path)
     params = [p.arg for p in fn.node.args.posonlyargs + fn.node.args.args]
     try:
         try:
@@ -514,6 +592,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
             interp.lint_kernel_signature(fn)
             interp.invoke(fn, args, kwargs, fn.node)
         except V.PathAbort:
+            failed = True
             dropped = interp._none_derefs - interp._given
             if dropped and not interp._no_retry:
                 # every path dereferences an optional input left at None: the kernel needs it
@@ -566,10 +645,20 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
         description += "; " + ", ".join(names) + f" given (optional, and {why})"
     # inputs with a None default, analysed as None or as a value: a launch may choose the other
     optional = tuple(sorted(getattr(interp, "_placeholders", set()) | getattr(interp, "_none_defaults", set())))
-    kernel = kb.build(span, description, tuple(params), given, given_why, optional)
+    chosen = tuple((p, _value_text(v), _value_text(d)) for p, (v, d) in getattr(interp, "_default_overrides",
+                                                                                {}).items())
+    for p, v, d in chosen:
+        description += f"; {p}={v} (every path with its default {d} fails)"
+    kernel = kb.build(span, description, tuple(params), given, given_why, optional, chosen)
     if silent is not None:
         interp._silent_runs[id(kernel)] = silent
+    if failed and hasattr(interp, "_failed_runs"):
+        interp._failed_runs.append(kernel)
     return kernel, list(kb.issues)
+
+
+def _value_text(v: Any) -> str:
+    return f"{v.cls.name}.{v.name}" if isinstance(v, V.EnumMember) else repr(v)
 
 
 def _names_tensor(ann: str) -> bool:
@@ -644,6 +733,7 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     interp._placeholders = set()
     interp._optional_fields = _optional_tensor_fields(interp, fn)
     n_defaults = len(fn.defaults)
+    chosen = {p: v for p, (v, _) in getattr(interp, "_default_overrides", {}).items()}
     args: list = []
     kwargs: dict = {}
     for i, p in enumerate(pos):
@@ -654,6 +744,9 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
             args.append(_convert_arg(interp, kb, p.arg, ctx.kwargs[p.arg], hints))
             continue
         j = i - (len(pos) - n_defaults)
+        if p.arg in chosen:
+            args.append(chosen[p.arg])
+            continue
         if j >= 0 and not _placeholder_default(interp, p, fn.defaults[j]) and not _given(interp, p, fn.defaults[j]):
             args.append(fn.defaults[j])
             continue
@@ -663,6 +756,8 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     for p in a.kwonlyargs:
         if p.arg in ctx.kwargs:
             kwargs[p.arg] = _convert_arg(interp, kb, p.arg, ctx.kwargs[p.arg], hints)
+        elif p.arg in chosen:
+            kwargs[p.arg] = chosen[p.arg]
         elif (p.arg not in fn.kwdefaults or _placeholder_default(interp, p, fn.kwdefaults[p.arg])
               or _given(interp, p, fn.kwdefaults[p.arg])):
             if p.arg in fn.kwdefaults and fn.kwdefaults[p.arg] is None:

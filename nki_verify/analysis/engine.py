@@ -699,6 +699,10 @@ class KernelAnalysis:
                       f"the kernel dereferences {it}, so a launch without {it} fails while tracing")
             notes.append(Note(location(self.k.span), f"analysed with the optional input{'' if one else 's'} "
                                                      f"{', '.join(names)} given: {reason}"))
+        for param, value, default in self.k.chosen:
+            notes.append(Note(location(self.k.span), f"analysed with {param}={value}: every path with its default "
+                                                     f"{default} fails (an assert or raise), so launches pass "
+                                                     f"another value"))
         return tuple(notes)
 
     def _suggest(self, ob: Obligation, local: list, inputs: list, model: dict) -> str | None:
