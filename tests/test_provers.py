@@ -321,6 +321,24 @@ def test_a_flattened_access_is_bounded_by_its_digits():
                              proved_by(prover(base)))
 
 
+def test_a_digit_bounded_by_a_launch_size_uses_that_size_not_its_largest_value():
+    # out[e + W*pid + W*G*b] for e < W, pid < G, b < B, with G in 1..2 (an LNC launch): the program index's
+    # range gives it the constant width 2, too wide where G == 1; its bound `pid < G` gives G, which chains
+    (e, _), (pid, _), (b, _) = two("e", 0), two("pid", 1), two("b", 2)
+    B = sym("B", 7)
+    base = [E.ge(W, 1), E.ge(G, 1), E.le(G, 2), E.ge(B, 1)]
+    ranges = {W: E.Interval(1, None), G: E.Interval(1, 2), B: E.Interval(1, None), pid: E.Interval(0, 1)}
+    facts = in_range(e, 0, W) + in_range(pid, 0, G) + in_range(b, 0, B)
+    top = E.add(e, E.mul(W, pid))
+    assert radix.bounded(E.lt(top, E.mul(W, G)), facts + base, is_exec, ranges, proved_by(prover(base)))
+    addr = E.add(top, E.mul(E.mul(W, G), b))
+    assert radix.bounded(E.lt(addr, E.mul(B, E.mul(W, G))), facts + base, is_exec, ranges, proved_by(prover(base)))
+    # one program more than the launch has is not bounded
+    wide = in_range(e, 0, W) + in_range(pid, 0, E.add(G, 1)) + in_range(b, 0, B)
+    assert not radix.bounded(E.lt(addr, E.mul(B, E.mul(W, G))), wide + base, is_exec, ranges,
+                             proved_by(prover(base)))
+
+
 def test_a_goal_a_path_conjunct_states_more_strongly_needs_no_arithmetic():
     """`m >= 0` under a branch that tested `m > 0`, whatever m is (a min of products here), and the same
     comparison with a constant no weaker; a conjunct saying less, or something else, proves nothing."""

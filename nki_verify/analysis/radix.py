@@ -398,19 +398,40 @@ def bounded(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
     remainder = E.add(*rest)
     budget = [MAX_SIDE_CONDITIONS]
     for digits in _digit_sets(oriented, bounds, side, prove):
-        order = _chain_order(digits, side, ranges, prove, budget)
+        order = _chain_order(digits, side, ranges, prove, budget, bounds)
         if order is None:
             continue
-        top, width = order[-1][0], order[-1][1]
-        cond = E.le(E.add(remainder, E.mul(top, width), -1), 0)
-        if cond == E.TRUE or E.decide(cond, ranges) is True:
-            return True
-        if budget[0] <= 0:
-            return False
-        budget[0] -= 1
-        if prove(cond, side):
-            return True
+        top, width, members = order[-1][0], order[-1][1], order[-1][2]
+        for w in [width] + _other_widths(bounds, members, width):
+            # the top digit's width from each of its bounds: the one taken for the chain may be a constant
+            # (`program_id(0) < 2` of an LNC launch) where the sum needs the symbolic one (`< grid[0]`)
+            cond = E.le(E.add(remainder, E.mul(top, w), -1), 0)
+            if cond == E.TRUE or E.decide(cond, ranges) is True:
+                return True
+            if budget[0] <= 0:
+                return False
+            budget[0] -= 1
+            if prove(cond, side):
+                return True
     return _at_maximum(oriented, remainder, bounds, side, ranges, prove, budget)
+
+
+def _other_widths(bounds: "_Bounds", members: list, width: E.Expr) -> list:
+    """The widths of a single digit [(1, x, x)] from its other input-only upper bounds than `width`'s."""
+    if len(members) != 1 or members[0][0] != E.ONE:
+        return []
+    x = members[0][1]
+    lo = bounds.of(x, False)
+    if lo is None:
+        return []
+    out = []
+    for b in bounds.up.get(x, ()):
+        hi = bounds._free(b, True, 1)
+        if hi is not None:
+            w = E.add(E.sub(hi, lo), 1)
+            if w != width and w not in out:
+                out.append(w)
+    return out[:2]
 
 
 def _at_maximum(oriented: list, remainder: E.Expr, bounds: "_Bounds", side: list, ranges: dict, prove: Callable,
@@ -493,7 +514,7 @@ def _fact_compounds(digits: list, bounds: "_Bounds", side: list, prove: Callable
 
 def _radix(digits: list, bounds: "_Bounds", side: list, ranges: dict, prove: Callable, budget: list) -> list:
     """The pairs shown equal when the (place, width, members) digits are in mixed radix."""
-    if not _chain(digits, side, ranges, prove, budget):
+    if not _chain(digits, side, ranges, prove, budget, bounds):
         return []
     out = []
     for _, _, members in digits:
@@ -507,7 +528,7 @@ def _radix(digits: list, bounds: "_Bounds", side: list, ranges: dict, prove: Cal
                 break
             inner.append((k, w, [(E.ONE, x, y)]))
         else:
-            if _chain(inner, side, ranges, prove, budget):
+            if _chain(inner, side, ranges, prove, budget, bounds):
                 out.extend(m[0][1:] for _, _, m in inner)
     return out
 
@@ -532,13 +553,15 @@ def _sample(c: E.Expr, ranges: dict, seed: int, base: int = 1000) -> int | None:
         return None
 
 
-def _chain(digits: list, side: list, ranges: dict, prove: Callable, budget: list) -> bool:
+def _chain(digits: list, side: list, ranges: dict, prove: Callable, budget: list,
+           bounds: "_Bounds | None" = None) -> bool:
     """Digits [(place value, width, ...)] in mixed radix: ordered by place value, the smallest is >= 1 and
     each place value times its width is at most the next place value."""
-    return _chain_order(digits, side, ranges, prove, budget) is not None
+    return _chain_order(digits, side, ranges, prove, budget, bounds) is not None
 
 
-def _chain_order(digits: list, side: list, ranges: dict, prove: Callable, budget: list) -> list | None:
+def _chain_order(digits: list, side: list, ranges: dict, prove: Callable, budget: list,
+                 bounds: "_Bounds | None" = None) -> list | None:
     """The digits in the order that shows them in mixed radix (see `_chain`), or None."""
     keyed: list = []
     for base in SAMPLE_BASES:  # one sample point for all digits, the first where every place value is positive
@@ -558,16 +581,21 @@ def _chain_order(digits: list, side: list, ranges: dict, prove: Callable, budget
     orders = itertools.islice(itertools.product(*[itertools.permutations(g) for g in groups]), MAX_TIE_ORDERS)
     for order in orders:
         ordered = [d for g in order for d in g]
-        if _chained(ordered, side, ranges, prove, budget):
+        if _chained(ordered, side, ranges, prove, budget, bounds):
             return ordered
     return None
 
 
-def _chained(ordered: list, side: list, ranges: dict, prove: Callable, budget: list) -> bool:
-    conds = [E.ge(ordered[0][0], 1)]
-    for (c, n, *_), (c2, *_) in zip(ordered, ordered[1:]):
-        conds.append(E.le(E.mul(c, n), c2))
-    return _all_proved(conds, side, ranges, prove, budget)
+def _chained(ordered: list, side: list, ranges: dict, prove: Callable, budget: list,
+             bounds: "_Bounds | None" = None) -> bool:
+    if not _all_proved([E.ge(ordered[0][0], 1)], side, ranges, prove, budget):
+        return False
+    for (c, n, *more), (c2, *_) in zip(ordered, ordered[1:]):
+        # a single digit's width from each of its bounds (see `_other_widths`): the constant first
+        widths = [n] + (_other_widths(bounds, more[0], n) if bounds is not None and more else [])
+        if not any(_all_proved([E.le(E.mul(c, w), c2)], side, ranges, prove, budget) for w in widths):
+            return False
+    return True
 
 
 def _all_proved(conds: list, side: list, ranges: dict, prove: Callable, budget: list) -> bool:
