@@ -885,6 +885,78 @@ def _subst1(e: AnyExpr, m: Mapping, memo: dict) -> AnyExpr:
     return e
 
 
+def ite_conditions(e: AnyExpr, products: bool = False) -> list:
+    """The distinct conditions of the conditionals in `e`, outermost first.  `products`: only of those that
+    multiply (a factor of a product, a divisor), whose branches leave the product linear when constant."""
+    out: list = []
+    seen: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop(0)
+        if x in seen:
+            continue
+        seen.add(x)
+        if products:
+            if isinstance(x, Mul):
+                found = [f for f in x.factors if isinstance(f, Ite)]
+            elif isinstance(x, (FloorDiv, Mod)):
+                found = [x.b] if isinstance(x.b, Ite) else []
+            else:
+                found = []
+        else:
+            found = [x] if isinstance(x, Ite) else []
+        out.extend(f.cond for f in found if f.cond not in out)
+        stack.extend(children(x))
+    return out
+
+
+def settle(e: AnyExpr, cond: "BExpr", value: bool) -> AnyExpr:
+    """`e` where `cond` has the truth value `value`: each conditional on it replaced by its branch, and each
+    occurrence of it as a boolean by the constant."""
+    return _settle(e, cond, value, {})
+
+
+def _settle(e: AnyExpr, c: "BExpr", v: bool, memo: dict) -> AnyExpr:
+    r = memo.get(e)
+    if r is not None:
+        return r
+    if e == c:
+        r = TRUE if v else FALSE
+    elif isinstance(e, (Const, Sym, BConst, BSym)):
+        r = e
+    elif isinstance(e, Ite):
+        if e.cond == c:
+            r = _settle(e.a if v else e.b, c, v, memo)
+        else:
+            r = ite(_settle(e.cond, c, v, memo), _settle(e.a, c, v, memo), _settle(e.b, c, v, memo))
+    elif isinstance(e, Lin):
+        r = add(e.const, *(mul(k, _settle(a, c, v, memo)) for a, k in e.terms))
+    elif isinstance(e, Mul):
+        r = ONE
+        for f in e.factors:
+            r = mul(r, _settle(f, c, v, memo))
+    elif isinstance(e, FloorDiv):
+        r = floordiv(_settle(e.a, c, v, memo), _settle(e.b, c, v, memo))
+    elif isinstance(e, Mod):
+        r = mod(_settle(e.a, c, v, memo), _settle(e.b, c, v, memo))
+    elif isinstance(e, Min):
+        r = minimum(*(_settle(a, c, v, memo) for a in e.args))
+    elif isinstance(e, Max):
+        r = maximum(*(_settle(a, c, v, memo) for a in e.args))
+    elif isinstance(e, Cmp):
+        r = _cmp(e.op, _settle(e.e, c, v, memo))
+    elif isinstance(e, BAnd):
+        r = band(*(_settle(a, c, v, memo) for a in e.args))
+    elif isinstance(e, BOr):
+        r = bor(*(_settle(a, c, v, memo) for a in e.args))
+    elif isinstance(e, BNot):
+        r = bnot(_settle(e.a, c, v, memo))
+    else:
+        r = e  # (a quantifier: its body is left alone)
+    memo[e] = r
+    return r
+
+
 def evaluate(e: AnyExpr, env: Mapping, memo: dict | None = None) -> Union[int, bool]:
     """Evaluate with every free symbol bound in `env` (Sym -> int).  `memo` (node id -> value, for one `env`):
     each shared sub-term evaluated once, as large DAGs need."""

@@ -147,6 +147,9 @@ def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult, c
             d = ka.check(ob)
             if d is not None:
                 out.append(d)
+    # undecided findings a split on their conditions proves, asked last (see KernelAnalysis.settle_deferred)
+    proved = ka.settle_deferred()
+    out = [d for d in out if id(d) not in proved]
     result.kernels.append(KernelReport(kernel.name, kernel.context, kernel.complete, ka.stats.obligations,
                                        ka.stats.by_interval, ka.prover.queries, ka.prover.seconds,
                                        ka.stats.skipped))

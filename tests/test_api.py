@@ -1045,3 +1045,27 @@ def test_a_mode_whose_default_always_fails_is_analysed_with_the_values_launches_
     r = analyze_source(launched, path, Options(kernels=("post_scaled_copy_one_past",)))
     assert [d.code for d in r.diagnostics] == ["NKI901"]
     assert "every path through this kernel fails" in r.diagnostics[0].message
+
+
+def test_a_product_by_a_size_chosen_by_conditions_is_proved_on_each_side() -> None:
+    """`f*size + n <= 128` for `size = 32 if n <= 32 else (64 if n <= 64 else 128)` and `f < 128 // size`: on
+    each side of the conditions the size is a constant in the goal and in the bound of f (qkv_tkg's PSUM rows
+    of an array-tiled matmul, which the solver left undecided among the kernel's facts).  One row more is
+    refuted on the side where it fails."""
+    from compiler import expr as E
+    from compiler import ir
+    from nki_verify.analysis.engine import KernelAnalysis
+
+    n = E.Sym("n", 1)
+    f = E.Sym("f", 2, "loop")
+    span = ir.Span("k.py", 1, 1, 1, 2)
+    size = E.ite(E.le(n, 32), 32, E.ite(E.le(n, 64), 64, 128))
+    kernel = ir.Kernel("k", "k.py", span, ir.B2, "standalone", ("x",),
+                       (ir.SymInfo(n, "shape", "n", E.Const(1), E.Const(129)), ir.SymInfo(f, "loop", "f")),
+                       (ir.Loop(0, f, E.Const(0), E.floordiv(128, size), E.ONE, "affine_range", span, None, ir.B2),),
+                       (), (), (), (), (), None, "trn2")
+    ka = KernelAnalysis(kernel, 1000)
+    facts = [E.ge(f, 0), E.lt(f, E.floordiv(128, size)), E.ge(n, 1), E.le(n, 128)]
+    assert E.ite_conditions(E.le(E.add(E.mul(f, size), n), 128)) == [E.le(n, 32), E.le(n, 64)]
+    assert ka._by_conditions(E.le(E.add(E.mul(f, size), n), 128), facts, 10_000)
+    assert not ka._by_conditions(E.le(E.add(E.mul(f, size), n), 127), facts, 10_000)

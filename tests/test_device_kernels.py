@@ -210,6 +210,7 @@ CASES = {
     # (Scaling is an IntEnum: its member POST is the int 2)
     "b2_defaulted_modes.py": {"post_scaled_copy": ([r(128, 512), 2],), "post_scaled_copy_one_past": ([r(128, 512), 2],),
                               "transposed_only": ([r(128, 512), True],)},
+    "b2_tiling_choices.py": {"rows_in_groups": ([r(4, 8, 512)],), "rows_in_groups_one_too_many": ([r(96, 1, 512)],)},
     "b2_keyword_objects.py": {"copy_sections": ([r(128, 1024)],), "copy_sections_one_past": ([r(128, 1024)],)},
     "b2_failing_paths.py": {"sized_by_a_dtype_helper": ([r(128, 512)],),
                             "sized_by_a_dtype_helper_in_bounds": ([r(128, 512)],),

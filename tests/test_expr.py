@@ -220,3 +220,18 @@ def test_a_loop_bound_says_the_loop_runs_wherever_its_body_is_reached() -> None:
     E.refine_ranges(ranges, E.lt(i, E.floordiv(E.add(n, 511), 512)))
     assert ranges[n].lo == 1  # (n + 511) // 512 >= 1
     assert E.decide(E.ge(E.minimum(512, n), 0), ranges) is True
+
+
+@given(exprs(), exprs(), exprs(), st.fixed_dictionaries({s: st.integers(-20, 20) for s in SYMS}))
+def test_settling_a_condition_keeps_the_value_where_it_has_that_truth(a: E.Expr, b: E.Expr, c: E.Expr,
+                                                                       env: dict) -> None:
+    # a conditional on `a <= b`, inside an expression and a comparison: settled to the side the environment gives
+    cond = E.le(a, b)
+    e = E.add(E.mul(E.ite(cond, c, E.add(c, 1)), 3), E.ite(E.gt(c, 0), E.ite(cond, 1, 2), 5))
+    goal = E.band(E.lt(e, 40), E.bor(cond, E.gt(a, 3)))
+    assert cond in E.ite_conditions(e) or isinstance(cond, E.BConst)  # (`a <= a` is folded at once)
+    truth = E.evaluate(cond, env)
+    for x in (e, goal):
+        settled = E.settle(x, cond, truth)
+        assert E.evaluate(settled, env) == E.evaluate(x, env)
+    assert cond not in E.ite_conditions(E.settle(e, cond, truth))

@@ -100,6 +100,11 @@ class Stats:
     by_point: int = 0  # shown to pass for some input at an input kept from the solver (no finding to show)
 
 
+# conditions of the goal's conditionals split on, one inside the other, for an undecided goal (see _by_conditions)
+CONDITION_SPLIT_DEPTH = 4
+CONDITION_SPLIT_QUERIES = 12
+CONDITION_SPLIT_KERNEL_QUERIES = 96  # per kernel
+
 # analysis-made symbols never collide with the front end's (which count up from 1)
 ANALYSIS_UIDS = 10**9
 
@@ -135,6 +140,8 @@ class KernelAnalysis:
         self.quiet_queries = 0
         self.bound_queries = 0
         self.bound_attempts = 0
+        self.condition_queries = 0  # spent by _by_conditions (see CONDITION_SPLIT_KERNEL_QUERIES)
+        self.deferred: list = []  # (NKI901 finding, goal, facts) for `settle_deferred`
         self.undecided = 0  # checks the solver could not decide at RLIMIT (see UNDECIDED_BUDGET)
         self.stats = Stats()
         self._seen: set = set()
@@ -456,6 +463,58 @@ class KernelAnalysis:
         return all(self.prover.proves_case(goal, local, {s: E.const(v) for (s, _), v in zip(small, values)}, rlimit)
                    for values in itertools.product(*(r for _, r in small)))
 
+    def settle_deferred(self) -> set:
+        """The ids of the undecided findings (NKI901) that `_by_conditions` proves after all.  Asked once the
+        kernel's other questions are answered: z3's search depends on the terms made before, so these queries,
+        asked inline, moved verdicts of later checks both ways (rope_hf: two findings with counterexamples
+        became undecided)."""
+        proved = set()
+        for d, goal, local in self.deferred:
+            if self._by_conditions(goal, local, QUIET_RLIMIT):
+                self.stats.by_cases += 1
+                proved.add(id(d))
+        self.deferred = []
+        return proved
+
+    def _by_conditions(self, goal: E.BExpr, local: list, rlimit: int, depth: int = 0,
+                       budget: list | None = None) -> bool:
+        """Proved on each side of the conditions of the goal's conditionals (a tiling size chosen by the input's
+        size, `32 if n <= 32 else (64 if n <= 64 else 128)`, times an index bounded by `128 // size`): on each
+        side the conditional is its branch in the goal and the facts, the product by it linear, and the
+        condition a fact.  Outermost first, at most CONDITION_SPLIT_DEPTH conditions deep and
+        CONDITION_SPLIT_QUERIES solver queries; a side the solver shows violated ends the attempt."""
+        if budget is None:
+            if self.condition_queries >= CONDITION_SPLIT_KERNEL_QUERIES:
+                return False
+            budget = [CONDITION_SPLIT_QUERIES]
+        if depth >= CONDITION_SPLIT_DEPTH or not rewrite.nonlinear(goal):
+            return False
+        # only those of conditionals that multiply, whose branches leave the products linear (splitting on every
+        # conditional settled a few more goals at many more queries, and the solver's search depends on the terms
+        # made before: other verdicts moved both ways)
+        conds = E.ite_conditions(goal, products=True)
+        if not conds:
+            return False
+        cond = conds[0]
+        for value in (True, False):
+            side = E.settle(goal, cond, value)
+            if side == E.TRUE:
+                continue
+            facts = [g for g in (E.settle(f, cond, value) for f in local) if g != E.TRUE]
+            if any(f == E.FALSE for f in facts):
+                continue  # this side cannot happen
+            facts.append(cond if value else E.bnot(cond))
+            if budget[0] <= 0:
+                return False
+            budget[0] -= 1
+            self.condition_queries += 1
+            verdict = self.prover.find_violation(side, facts, rlimit)
+            if isinstance(verdict, Proved):
+                continue
+            if isinstance(verdict, Violated) or not self._by_conditions(side, facts, rlimit, depth + 1, budget):
+                return False
+        return True
+
     def _side_proved(self, cond: E.BExpr, facts: list) -> bool:
         """A side condition over input symbols only, under the given (input-only) facts."""
         return isinstance(self.prover.find_violation(cond, facts), Proved)
@@ -527,7 +586,10 @@ class KernelAnalysis:
                                            f"could not decide whether any admissible input reaches it: "
                                            f"{verdict.reason})")
             budget = "; the kernel had spent its budget for hard questions" if spent else ""
-            return self._undecided(ob, f"the solver could not decide it ({verdict.reason}{budget})")
+            d = self._undecided(ob, f"the solver could not decide it ({verdict.reason}{budget})")
+            if E.ite_conditions(ob.goal, products=True):
+                self.deferred.append((d, ob.goal, local))
+            return d
         return self._violation(ob, local, syms, verdict, extra)
 
     def _on_config(self, ob: Obligation, syms: set) -> bool:
