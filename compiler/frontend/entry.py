@@ -374,10 +374,10 @@ def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -
     # (a path it gave up on fails for its own reasons; a name unbound on every path is a finding, NKI607)
     if out and all(k.complete and any(i.code == "NKI901" and i.message.startswith(EVERY_PATH_FAILS) for i in issues)
                    for k, issues in out):
-        others = _other_defaults(interp, kv, ctx)
+        choices = _defaulted_choices(kv.func, ctx)
+        others = _other_defaults(interp, kv, ctx, choices)
         if others:
             return others
-        choices = _defaulted_choices(kv.func, ctx)
         if choices:
             # (said on the run with the defaults: the runs with other values are dropped)
             every = sum(len(v) for _, _, v in choices) <= MAX_DEFAULT_RUNS
@@ -395,14 +395,15 @@ def _failed(interp: Interpreter, kernel: ir.Kernel) -> bool:
     return any(k is kernel for k in interp._failed_runs)
 
 
-def _other_defaults(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> list:
+def _other_defaults(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, choices: list) -> list:
     """The runs with another value of one parameter left at its default, when every path with the defaults fails
     (`scaling_mode: Mode = Mode.PRE_SCALE` and `if cfg.scaling_mode == Mode.PRE_SCALE: kernel_assert(False, "not
     implemented")`): a launch passes another value, and the kernel is analysed with each one it admits (a value
     whose run fails on every path too is dropped).  Enum members and bools only: their values are few and known.
-    Parameters are tried in order; the first whose values let a run through is taken (empty: none did)."""
+    Parameters (`choices`, see _defaulted_choices) are tried in order; the first whose values let a run through
+    is taken (empty: none did)."""
     runs = 0
-    for param, default, values in _defaulted_choices(kv.func, ctx):
+    for param, default, values in choices:
         kept = []
         for value in values:
             if runs >= MAX_DEFAULT_RUNS:
@@ -652,7 +653,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     kernel = kb.build(span, description, tuple(params), given, given_why, optional, chosen)
     if silent is not None:
         interp._silent_runs[id(kernel)] = silent
-    if failed and hasattr(interp, "_failed_runs"):
+    if failed:
         interp._failed_runs.append(kernel)
     return kernel, list(kb.issues)
 

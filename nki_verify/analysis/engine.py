@@ -487,11 +487,11 @@ class KernelAnalysis:
             if self.condition_queries >= CONDITION_SPLIT_KERNEL_QUERIES:
                 return False
             budget = [CONDITION_SPLIT_QUERIES]
-        if depth >= CONDITION_SPLIT_DEPTH or not rewrite.nonlinear(goal):
+        if depth >= CONDITION_SPLIT_DEPTH:
             return False
         # only those of conditionals that multiply, whose branches leave the products linear (splitting on every
         # conditional settled a few more goals at many more queries, and the solver's search depends on the terms
-        # made before: other verdicts moved both ways)
+        # made before: other verdicts moved both ways); none in a linear goal, which multiplies by no unknown
         conds = E.ite_conditions(goal, products=True)
         if not conds:
             return False

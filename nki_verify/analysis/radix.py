@@ -401,7 +401,7 @@ def bounded(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
         order = _chain_order(digits, side, ranges, prove, budget, bounds)
         if order is None:
             continue
-        top, width, members = order[-1][0], order[-1][1], order[-1][2]
+        top, width, members = order[-1][:3]
         for w in [width] + _other_widths(bounds, members, width):
             # the top digit's width from each of its bounds: the one taken for the chain may be a constant
             # (`program_id(0) < 2` of an LNC launch) where the sum needs the symbolic one (`< grid[0]`)
