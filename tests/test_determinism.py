@@ -43,6 +43,64 @@ def test_findings_are_the_same_in_every_process() -> None:
     assert outs[0] == outs[1]
 
 
+# fields and locals set under a symbolic condition, then changed by a loop the verifier does not follow: the
+# branches' merge and the loop's probes used to go through sets of names, so the symbols came in another order
+# in each process (and with them the terms of every later query: blockwise_mm_backward's NKI901 count moved)
+MERGED_STATE = """
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+class Counters:
+    def __init__(self):
+        self.alpha = 0
+        self.beta = 0
+        self.gamma = 0
+        self.delta = 0
+        self.eps = 0
+        self.zeta = 0
+
+
+@nki.jit
+def kernel(a, out):
+    n = a.shape[0]
+    c = Counters()
+    p, q, r, s, u, v = 0, 0, 0, 0, 0, 0
+    if n > 256:
+        c.alpha, c.beta, c.gamma, c.delta, c.eps, c.zeta = 1, 2, 3, 4, 5, 6
+        v, u, s, r, q, p = 1, 2, 3, 4, 5, 6
+    for i in range(n // 128):
+        c.alpha = c.alpha * 2 + c.zeta
+        c.beta = c.beta * 3 + c.eps
+        c.gamma = c.gamma * c.delta
+        c.delta = c.delta * 5 + c.alpha
+        c.eps = c.eps * c.beta
+        c.zeta = c.zeta * 7 + c.gamma
+        p, q, r, s, u, v = p * q, q * r, r * s, s * u, u * v, v * p
+    t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a[0:128, 0:512])
+    nisa.dma_copy(dst=out[0:128, 0:512], src=t)
+"""
+
+SYMBOLS = """
+from compiler.frontend.entry import analyze
+from compiler.frontend.interp import Options
+path = {path!r}
+kernel = analyze(open(path).read(), path, Options()).kernels[0]
+print([(info.sym.uid, info.label) for info in kernel.symbols])
+"""
+
+
+def test_the_front_end_makes_its_symbols_in_the_same_order_in_every_process(tmp_path) -> None:
+    path = tmp_path / "merged_state.py"
+    path.write_text(MERGED_STATE)
+    code = SYMBOLS.format(path=str(path))
+    outs = [_in_process(code, seed) for seed in ("1", "2", "3")]
+    assert "<Counters.zeta at the start of an iteration" in outs[0] and "<p at the start of an iteration" in outs[0]
+    assert outs[0] == outs[1] == outs[2]
+
+
 RESETS = """
 import z3
 from nki_verify import analyze_source

@@ -308,7 +308,7 @@ class ControlMixin:
     def _merge_branches(self, c: E.BExpr, b1: Branch, b2: Branch) -> None:
         f = self.frame
         env: dict = {}
-        for name in set(b1.env) | set(b2.env):
+        for name in list(b1.env) + [n for n in b2.env if n not in b1.env]:  # in order: merges may make symbols
             v1, v2 = b1.env.get(name, V.MISSING), b2.env.get(name, V.MISSING)
             if v1 is V.MISSING:
                 env[name] = v2
@@ -569,7 +569,7 @@ class ControlMixin:
         self.not_understood(
             f"this loop carries Python state from one iteration to the next ({', '.join(names) or 'objects'}) in a "
             f"way the verifier does not follow for a symbolic trip count; those values are treated as unknown", st)
-        for name in carried:
+        for name in sorted(carried):
             f.locals[name] = V.Unknown(f"value of {name} carried across iterations")
         for o in touched:
             self._havoc_object(o)
@@ -625,7 +625,7 @@ class ControlMixin:
         plan: dict = {"deltas": {}, "lists": []}
         more: dict = {}
         failed_names: set = set()
-        for name in track.carried:
+        for name in sorted(track.carried):  # (a set: sorted, so that the probes' symbols come in one order)
             if ("name", name) in probes:
                 continue
             v0 = env0.get(name, V.MISSING)
@@ -840,7 +840,7 @@ class ControlMixin:
         f = self.frame
         last = E.lower(E.add(start, E.mul(E.sub(trip, 1), step)))
         maybe_empty = not (isinstance(trip, int) or self.decide(E.gt(trip, 0)) is True)
-        for name in names:
+        for name in sorted(names):
             if name not in f.locals:
                 continue
             v = f.locals[name]
@@ -964,7 +964,7 @@ class ControlMixin:
         if self.kb is not None and names:
             self.not_understood("a while loop whose condition is symbolic: values it updates are treated as "
                                 "unknown", st)
-        for name in names:
+        for name in sorted(names):
             if name in f.locals:
                 f.locals[name] = V.Unknown(f"value of {name} updated by a while loop")
         base = len(f.pc)
@@ -979,7 +979,7 @@ class ControlMixin:
             self.heap.end(t)
         for o in t.touched():
             self._havoc_object(o)
-        for name in names:
+        for name in sorted(names):
             if name in f.locals:
                 f.locals[name] = V.Unknown(f"value of {name} after a while loop")
 
@@ -1033,8 +1033,8 @@ class ControlMixin:
         if not all(V.is_int(f.locals.get(n)) for n in names):
             return False
         line = st.lineno
-        before = {n: f.locals[n] for n in names}
-        for n in names:
+        before = {n: f.locals[n] for n in sorted(names)}
+        for n in sorted(names):
             f.locals[n] = self.fresh_int(f"{n} after the while loop at line {line}", "config")
         try:
             exit_cond = E.bnot(self.as_bexpr(self.truth(self.eval(st.test))))

@@ -581,7 +581,7 @@ class OpsMixin:
             raise V.NotUnderstood("a list whose length depends on a symbolic condition")
         if isinstance(obj, (V.Instance, V.PyDict)):
             out = {}
-            for k in set(s1) | set(s2):
+            for k in list(s1) + [k for k in s2 if k not in s1]:  # in order: merges may make symbols
                 if k in s1 and k in s2:
                     out[k] = self.merge(c, s1[k], s2[k])
                 else:
