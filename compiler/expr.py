@@ -838,6 +838,13 @@ def substitute(e: AnyExpr, mapping: Mapping) -> AnyExpr:
     return _subst(e, mapping, {})
 
 
+def substitute_all(es: Iterable, mapping: Mapping) -> list:
+    """`substitute` of each expression, the sub-terms they share replaced once."""
+    memo: dict = {}
+    keys = mapping.keys()
+    return [_subst(e, mapping, memo) if mapping and free_syms(e) & keys else e for e in es]
+
+
 def _subst(e: AnyExpr, m: Mapping, memo: dict) -> AnyExpr:
     """(memoised per call: expressions share sub-terms, and a tree walk of the DAG can be exponential)"""
     r = memo.get(e)
@@ -1389,6 +1396,12 @@ def simplify_in(e: AnyExpr, ranges: Mapping) -> AnyExpr:
     """`e` with the min/max arguments, remainders, quotients and conditionals that the symbols' intervals
     settle replaced by what they are (`max(0, x % m)` -> `x % m`); equal to `e` wherever the ranges hold and
     no divisor is zero.  Bound variables of quantifiers are left alone."""
+    return simplify_all([e], ranges)[0]
+
+
+def simplify_all(es: Iterable, ranges: Mapping) -> list:
+    """`simplify_in` of each expression, under the same ranges: the sub-terms they share (a kernel's facts
+    repeat its sizes and tile counts) are simplified once."""
     memo: dict = {}
     ivs: dict = {}
 
@@ -1451,4 +1464,4 @@ def simplify_in(e: AnyExpr, ranges: Mapping) -> AnyExpr:
         memo[x] = r
         return r
 
-    return go(e)
+    return [go(e) for e in es]

@@ -14,28 +14,52 @@ from .. import expr as E
 from .. import ir
 
 
-def _subst_node(node: object, m: dict) -> object:
+_FIELDS: dict = {}  # dataclass type -> the names of its fields
+
+
+def _subst_node(node: object, m: dict, memo: tuple | None = None) -> object:
+    """`node` (an IR node, a tuple of them, an expression or a message) with the symbols of `m` replaced.
+    `memo`: shared by the nodes of one rewrite, (expressions by value, as `E.substitute_all` shares them; IR
+    nodes by identity, each kept alive beside its rewrite)."""
+    if memo is None:
+        memo = ({}, {})
     if isinstance(node, (E.Expr, E.BExpr)):
-        return E.substitute(node, m)
-    if isinstance(node, tuple):
-        return tuple(_subst_node(x, m) for x in node)
-    if isinstance(node, str) and "<" in node:
-        # a message that names a probe (`index <i at iteration start> of ...`) names its closed form instead
-        for s, v in m.items():
-            if isinstance(s, E.Sym) and s.name in node:
-                node = node.replace(s.name, E.short(v))
+        if not (E.free_syms(node) & m.keys()):
+            return node
+        return E._subst(node, m, memo[0])
+    if isinstance(node, str):
+        if "<" in node:
+            # a message that names a probe (`index <i at iteration start> of ...`) names its closed form instead
+            for s, v in m.items():
+                if isinstance(s, E.Sym) and s.name in node:
+                    node = node.replace(s.name, E.short(v))
         return node
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+    if node is None or isinstance(node, (int, float, bool)):
+        return node
+    hit = memo[1].get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    out = node
+    if isinstance(node, tuple):
+        items = tuple(_subst_node(x, m, memo) for x in node)
+        if any(a is not b for a, b in zip(items, node)):
+            out = items
+    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+        names = _FIELDS.get(type(node))
+        if names is None:
+            names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node))
         changes = {}
-        for f in dataclasses.fields(node):
-            v = getattr(node, f.name)
-            if f.name in ("sym", "var") and isinstance(v, E.Sym):
+        for name in names:
+            v = getattr(node, name)
+            if name in ("sym", "var") and isinstance(v, E.Sym):
                 continue  # the symbol a node declares is not rewritten
-            nv = _subst_node(v, m)
+            nv = _subst_node(v, m, memo)
             if nv is not v:
-                changes[f.name] = nv
-        return dataclasses.replace(node, **changes) if changes else node
-    return node
+                changes[name] = nv
+        if changes:
+            out = dataclasses.replace(node, **changes)
+    memo[1][id(node)] = (node, out)
+    return out
 
 
 @dataclass
@@ -88,10 +112,11 @@ class KernelBuilder:
         if not mapping:
             return
         s = m.sizes
+        memo: tuple = ({}, {})
         for lst, start in ((self.symbols, s[0]), (self.tensors, s[1]), (self.loops, s[2]), (self.subscripts, s[3]),
                            (self.instrs, s[4]), (self.checks, s[5]), (self.assumptions, s[6])):
             for i in range(start, len(lst)):
-                lst[i] = _subst_node(lst[i], mapping)
+                lst[i] = _subst_node(lst[i], mapping, memo)
 
     # ------------------------------------------------------------------ symbols
     def new_sym(self, label: str, role: str, lo: E.IntLike | None = None, hi: E.IntLike | None = None) -> E.Sym:

@@ -50,7 +50,7 @@ def refutes(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
                 continue  # the goal holds outright in this case
             if g2 == goal:
                 return False
-            f2 = _pinned([E.simplify_in(f, r2) for f in facts] + [case], r2)
+            f2 = _pinned(E.simplify_all(facts, r2) + [case], r2)
             if f2 is None:
                 continue  # this case cannot happen
             if not refutes(g2, f2, is_exec, r2, prove, depth + 1):
@@ -101,7 +101,7 @@ def _pinned(facts: list, ranges: dict) -> list | None:
         for f in facts:
             E.refine_ranges(ranges, f)
         fixed = E.fixed_by(ranges)
-        new = [E.simplify_in(E.substitute(f, fixed), ranges) for f in facts] if fixed else facts
+        new = E.simplify_all(E.substitute_all(facts, fixed), ranges) if fixed else facts
         if E.FALSE in new or any(iv.lo is not None and iv.hi is not None and iv.lo > iv.hi for iv in ranges.values()):
             return None
         if new == facts:
@@ -368,7 +368,7 @@ def bounded(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
         for case in (cond, E.bnot(cond)):
             r2 = dict(ranges)
             E.refine_ranges(r2, case)
-            f2 = _pinned([E.simplify_in(f, r2) for f in facts] + [case], r2)
+            f2 = _pinned(E.simplify_all(facts, r2) + [case], r2)
             if f2 is None:
                 continue  # this case cannot happen
             fixed = E.fixed_by(r2)  # the sizes the case pins (one program: G == 1), in the goal too

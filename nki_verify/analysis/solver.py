@@ -154,6 +154,7 @@ class Translator:
         self._c = self.z3.z3core
         self._ref = self.ctx.ref()
         self._lemma: dict = {}  # abstract mode: opaque term -> what its definition implies linearly
+        self._nl: dict = {}  # abstract mode: expression -> whether an opaque term is inside it
         self._opaque_ids = itertools.count()  # abstract mode: the opaque terms' variables, each its own name
 
     def lemmas(self, exprs: list) -> list:
@@ -166,11 +167,21 @@ class Translator:
             if id(e) in seen:
                 continue
             seen.add(id(e))
+            if not self._opaque_inside(e):
+                continue  # no lemma below (skipped without changing the order of those that are)
             lem = self._lemma.get(e)
             if lem is not None:
                 out.append(lem)
             stack.extend(reversed(E.children(e)))
         return out
+
+    def _opaque_inside(self, e: Any) -> bool:
+        """Whether `e` has a product, quotient or remainder in it (the only terms with lemmas), memoised."""
+        r = self._nl.get(e)
+        if r is None:
+            r = isinstance(e, (E.Mul, E.FloorDiv, E.Mod)) or any(self._opaque_inside(c) for c in E.children(e))
+            self._nl[e] = r
+        return r
 
     def _opaque(self, e: Any) -> Any:
         """A non-linear term as a fresh integer, with the linear facts its definition implies: the sign of a
@@ -427,6 +438,23 @@ def _visits_over(exprs: list, limit: int) -> bool:
     return False
 
 
+def _visits(e: Any, cap: int) -> int:
+    """The visits `_visits_over([e], ...)` makes, counted up to `cap`."""
+    seen: set = set()
+    visits = 0
+    stack = [e]
+    while stack and visits < cap:
+        x = stack.pop()
+        visits += 1
+        if isinstance(x, (E.Sym, E.BSym, E.Const, E.BConst)) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        stack.extend(E.children(x))
+        if isinstance(x, E.Exists):
+            stack.extend(x.vars)
+    return visits
+
+
 class Prover:
     """Answers obligations for one kernel under its global facts."""
 
@@ -448,13 +476,14 @@ class Prover:
         # verdicts by query up to renaming of symbols: the same obligation in another launch context, another
         # kernel of the file or an earlier edit of the buffer (the caller decides how long a cache lives)
         self.cache = cache if cache is not None else {}
+        self._own_visits: dict = {}  # id of an expression -> (it, its own visits up to KEY_NODES + 1)
 
     def _key(self, kind: str, exprs: list, ordered: Iterable = ()) -> tuple:
         """The query up to renaming of symbols, as interned node numbers (linear in the expression DAG;
         printing or hashing nested tuples would expand shared sub-terms); (None, None) for a query whose DAG
         has more than KEY_NODES edges, which is looked up by its exact expressions only (the facts of a large
         kernel cost more to number than the solver takes, at every query)."""
-        if _visits_over(list(exprs) + list(ordered), KEY_NODES):
+        if self._visits_over(list(exprs) + list(ordered)):
             return None, None
         order: dict = {}
         memo: dict = {}
@@ -485,6 +514,21 @@ class Prover:
         parts = tuple(cid(x) for x in exprs)
         extra = tuple(cid(x) for x in ordered)
         return (kind, parts, extra, self.timeout_ms), order
+
+    def _visits_over(self, exprs: list) -> bool:
+        """`_visits_over(exprs, KEY_NODES)`, settled without the walk where each expression's own count does it:
+        the walk of all of them visits at least the most any one needs alone, and at most the sum."""
+        own = []
+        for e in exprs:
+            hit = self._own_visits.get(id(e))
+            if hit is None or hit[0] is not e:
+                hit = self._own_visits[id(e)] = (e, _visits(e, KEY_NODES + 1))
+            own.append(hit[1])
+        if max(own, default=0) > KEY_NODES:
+            return True
+        if sum(own) <= KEY_NODES:
+            return False
+        return _visits_over(exprs, KEY_NODES)
 
     @property
     def tr(self) -> Translator:
