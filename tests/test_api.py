@@ -330,6 +330,10 @@ def test_open_branch_conditions_are_witnessed_by_earlier_models_without_the_solv
         symbols = [SymInfo(x, "shape", "x.shape[0]", E.Const(1), None), SymInfo(i, "loop", "i", E.Const(0), E.Const(4)),
                    SymInfo(j, "loop", "j", E.Const(0), E.Const(8))]
 
+        @classmethod
+        def facts_key(cls) -> tuple:  # (as KernelBuilder.facts_key)
+            return tuple(cls.assumptions), tuple((s.sym, s.lo, s.hi) for s in cls.symbols)
+
     facts = E.band(E.eq(E.mod(x, 128), 0), E.ge(x, 128))
     oracle = SolverOracle()
     try:

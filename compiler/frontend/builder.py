@@ -62,6 +62,22 @@ def _subst_node(node: object, m: dict, memo: tuple | None = None) -> object:
     return out
 
 
+class HashedTuple:
+    """A tuple whose hash is computed once (a key made of a kernel's many symbols, looked up at every branch)."""
+
+    __slots__ = ("items", "_hash")
+
+    def __init__(self, items: tuple) -> None:
+        self.items = items
+        self._hash = hash(items)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HashedTuple) and self._hash == other._hash and self.items == other.items
+
+
 @dataclass
 class Mark:
     sizes: tuple
@@ -88,13 +104,32 @@ class KernelBuilder:
         self.pids: dict = {}  # axis -> Sym
         self.complete = True
         self._issue_keys: set = set()
+        self._edits = 0  # changes to symbols and assumptions other than appends (for `facts_key`)
+        self._facts_key: tuple | None = None
 
     # ------------------------------------------------------------------ speculation
     def mark(self) -> Mark:
         return Mark((len(self.symbols), len(self.tensors), len(self.loops), len(self.subscripts), len(self.instrs),
                      len(self.checks), len(self.assumptions), len(self.issues)))
 
+    def facts_key(self) -> tuple:
+        """The assumptions and the symbols with their bounds, as two hashed tuples (a key for the decisions
+        taken under them), remade only when they changed."""
+        version = (self._edits, len(self.symbols), len(self.assumptions))
+        if self._facts_key is None or self._facts_key[0] != version:
+            self._facts_key = (version, HashedTuple(tuple(self.assumptions)),
+                               HashedTuple(tuple((info.sym, info.lo, info.hi) for info in self.symbols)))
+        return self._facts_key[1:]
+
+    def add_symbol(self, info: ir.SymInfo) -> None:
+        self.symbols.append(info)
+
+    def replace_symbol(self, index: int, info: ir.SymInfo) -> None:
+        self.symbols[index] = info
+        self._edits += 1
+
     def rollback(self, m: Mark) -> None:
+        self._edits += 1
         s = m.sizes
         del self.symbols[s[0]:]
         del self.tensors[s[1]:]
@@ -111,6 +146,7 @@ class KernelBuilder:
         """Rewrite the IR emitted since `m` with symbols replaced (a pass analysed with probe symbols)."""
         if not mapping:
             return
+        self._edits += 1
         s = m.sizes
         memo: tuple = ({}, {})
         for lst, start in ((self.symbols, s[0]), (self.tensors, s[1]), (self.loops, s[2]), (self.subscripts, s[3]),

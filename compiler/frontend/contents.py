@@ -323,5 +323,5 @@ class ContentsMixin:
             else:  # widen what the read assumed with everything written by the end of the loop
                 lo = None if rng[0] is None or info.lo is None else E.minimum(info.lo, rng[0])
                 hi = None if rng[1] is None or info.hi is None else E.maximum(info.hi, E.add(rng[1], 1))
-            kb.symbols[index[sym]] = ir.SymInfo(sym, info.role, info.label, lo, hi)
+            kb.replace_symbol(index[sym], ir.SymInfo(sym, info.role, info.label, lo, hi))
             kb.ranges[sym] = E.Interval(kb._lo_bound(lo), kb._hi_bound(hi))

@@ -705,7 +705,7 @@ def _register_host_syms(kb: KernelBuilder, v: Any) -> None:
             if isinstance(s, E.Sym) and s not in known:
                 role = "shape" if s.kind == "shape" else "scalar"
                 lo = 1 if role == "shape" else None
-                kb.symbols.append(ir.SymInfo(s, role, s.name, E.lift(lo) if lo is not None else None, None))
+                kb.add_symbol(ir.SymInfo(s, role, s.name, E.lift(lo) if lo is not None else None, None))
                 kb.ranges[s] = E.Interval(lo, None)
                 known.add(s)
 

@@ -65,8 +65,7 @@ class SolverOracle:
             return None
         if E.size(cond) + E.size(facts) > 400:
             return None  # too large to be worth a solver call here; both branches get explored
-        key = ("oracle", cond, facts, tuple(kb.assumptions),
-               tuple((info.sym, info.lo, info.hi) for info in kb.symbols), self.timeout_ms)
+        key = ("oracle", cond, facts, *kb.facts_key(), self.timeout_ms)
         if key in self._cache:
             return self._cache[key]
         if self.solved >= self.budget:
