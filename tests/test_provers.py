@@ -512,3 +512,61 @@ def test_an_undecided_question_names_the_limit_it_reached():
     hard = E.ne(E.add(E.mul(E.mul(x, x), x), E.mul(E.mul(y, y), y)), E.mul(E.mul(z, z), z))
     r = Prover([E.ge(x, 1), E.ge(y, 1), E.ge(z, 1)], 10_000).find_violation(hard, [], rlimit=200, retry=False)
     assert isinstance(r, Unknown) and r.reason == work
+
+
+# ----------------------------------------------------------------------------- relaxations of the interval prover
+
+I1, I2 = sym("i1", EXEC_UIDS + 1, "loop"), sym("i2", EXEC_UIDS + 2, "loop")
+
+
+def _cheap(goal: E.BExpr, ranges: dict, bounds: dict) -> bool:
+    from nki_verify.analysis.engine import prove_cheaply
+
+    return prove_cheaply(goal, ranges, bounds)
+
+
+def test_rotating_buffers_one_after_the_other_are_disjoint_without_the_solver():
+    """Two buffers of n rotating slots of `size` bytes, the second placed after the first's n slots: slot
+    `i1 % n` of the first ends before slot `i2 % n` of the second starts, whatever the indices (the sizes left
+    after the remainders' ends cancel linearly); a second buffer placed one slot short is not proved."""
+    size, n = sym("size", 1), sym("n", 2)
+    ranges = {size: E.Interval(1, None), n: E.Interval(1, None), I1: E.Interval(0, None), I2: E.Interval(0, None)}
+    a_end = E.add(E.mul(size, E.mod(I1, n)), size)
+    b_start = E.add(E.mul(size, n), E.mul(size, E.mod(I2, n)))
+    assert _cheap(E.le(a_end, b_start), ranges, {})
+    short = E.add(E.mul(size, E.sub(n, 1)), E.mul(size, E.mod(I2, n)))
+    assert not _cheap(E.le(a_end, short), ranges, {})
+
+
+def test_a_product_with_a_loop_index_is_bounded_by_the_index_range():
+    """`w * i` for i in [0, t - 1] stays at most `w * (t - 1)`: tile i of width w ends by `w * t`."""
+    w, t = sym("w", 1), sym("t", 2)
+    ranges = {w: E.Interval(1, None), t: E.Interval(1, None), I1: E.Interval(0, None)}
+    bounds = {I1: (E.ZERO, E.sub(t, 1))}
+    assert _cheap(E.le(E.add(E.mul(w, I1), w), E.mul(w, t)), ranges, bounds)
+    assert not _cheap(E.le(E.add(E.mul(w, I1), w, 1), E.mul(w, t)), ranges, bounds)
+
+
+def test_floor_divisions_with_any_coefficient_are_bounded_linearly():
+    """16 * ((2*n + 31) // 32) is at least n: the coefficient is made a multiple of the divisor first."""
+    n = sym("n", 1)
+    ranges = {n: E.Interval(0, None)}
+    assert _cheap(E.le(n, E.mul(16, E.floordiv(E.add(E.mul(2, n), 31), 32))), ranges, {})
+    assert not _cheap(E.le(E.add(n, 1), E.mul(16, E.floordiv(E.add(E.mul(2, n), 31), 32))), ranges, {})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.sampled_from(["mod", "mul", "div", "lin"])), min_size=1, max_size=4),
+       st.integers(-40, 40))
+def test_the_relaxations_never_prove_something_false(terms, const):
+    """Whatever prove_cheaply proves of `sum(c * atom) + const <= 0`, over remainders, products with a bounded
+    index and floor divisions, holds at every value of the symbols in small ranges."""
+    a, m = sym("a", 1), sym("m", 2)
+    ranges = {a: E.Interval(0, 6), m: E.Interval(1, 4), I1: E.Interval(0, 3)}
+    bounds = {I1: (E.ZERO, E.Const(3))}
+    atoms = {"mod": E.mod(I1, m), "mul": E.mul(a, I1), "div": E.floordiv(E.add(a, 5), 4), "lin": a}
+    e = E.add(const, *[E.mul(c, atoms[kind]) for c, kind in terms])
+    if not _cheap(E.le(e, 0), ranges, bounds):
+        return
+    for va, vm, vi in itertools.product(range(0, 7), range(1, 5), range(0, 4)):
+        assert E.evaluate(e, {a: va, m: vm, I1: vi}) <= 0, (str(e), va, vm, vi)
