@@ -751,6 +751,7 @@ def _defined(c: BExpr, vs: list, bound: set) -> tuple:
 
 
 def bnot(x: BExpr) -> BExpr:
+    """`not x`, pushed through ands and ors to the comparisons."""
     if isinstance(x, BConst):
         return bconst(not x.value)
     if isinstance(x, BNot):
@@ -759,11 +760,17 @@ def bnot(x: BExpr) -> BExpr:
         if x.op == LE:  # not (e <= 0)  <=>  -e + 1 <= 0
             return _cmp(LE, add(neg(x.e), 1))
         return _cmp(NE if x.op == EQ else EQ, x.e)
-    if isinstance(x, BAnd):
-        return bor(*(bnot(a) for a in x.args))
-    if isinstance(x, BOr):
-        return band(*(bnot(a) for a in x.args))
+    if isinstance(x, (BAnd, BOr)):
+        return _bnot_compound(x)
     return BNot(x)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _bnot_compound(x: BExpr) -> BExpr:
+    """(memoised: a pure function of its argument, and path conditions, negated at every assert, repeat their
+    sub-terms from one to the next)"""
+    parts = [bnot(a) for a in x.args]
+    return bor(*parts) if isinstance(x, BAnd) else band(*parts)
 
 
 def implies(a: BExpr, b: BExpr) -> BExpr:
