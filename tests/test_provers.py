@@ -570,3 +570,41 @@ def test_the_relaxations_never_prove_something_false(terms, const):
         return
     for va, vm, vi in itertools.product(range(0, 7), range(1, 5), range(0, 4)):
         assert E.evaluate(e, {a: va, m: vm, I1: vi}) <= 0, (str(e), va, vm, vi)
+
+
+def _walk_visits(exprs: list) -> int:
+    """The reference count: every pop of a depth-first walk of the DAG, a shared node expanded once."""
+    seen, visits, stack = set(), 0, list(exprs)
+    while stack:
+        e = stack.pop()
+        visits += 1
+        if isinstance(e, (E.Sym, E.BSym, E.Const, E.BConst)) or id(e) in seen:
+            continue
+        seen.add(id(e))
+        stack.extend(E.children(e))
+    return visits
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9), st.sampled_from(["add", "mul", "min", "le"])),
+                min_size=1, max_size=40), st.integers(1, 6), st.integers(5, 400))
+def test_the_cache_keys_size_check_counts_the_walk_of_all_the_expressions(steps, roots, limit):
+    """The size check before numbering a query for its cache key counts what one walk of all its expressions
+    would (shared sub-terms expanded once), from each expression's memoised own walk."""
+    from nki_verify.analysis import solver as S
+
+    pool: list = [W, G, K, N, D]
+    for i, j, op in steps:  # a DAG: each node built from two earlier ones, so sub-terms are shared
+        a, b = pool[i % len(pool)], pool[j % len(pool)]
+        if isinstance(a, E.BExpr) or isinstance(b, E.BExpr):
+            a, b = W, G
+        pool.append({"add": E.add, "mul": E.mul, "min": E.minimum, "le": E.le}[op](a, b))
+    exprs = pool[-roots:]
+    p = prover([])
+    old = S.KEY_NODES
+    S.KEY_NODES = limit
+    try:
+        assert p._visits_over(list(exprs)) == (_walk_visits(list(exprs)) > limit)
+        assert p._visits_over(list(exprs)) == (_walk_visits(list(exprs)) > limit)  # from the memo
+    finally:
+        S.KEY_NODES = old

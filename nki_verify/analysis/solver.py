@@ -416,43 +416,29 @@ _INTERN = "__intern__"  # the cache's table of interned query nodes
 KEY_NODES = 5_000  # edges of a query's DAG numbered for the renaming-invariant cache key (see Prover._key)
 
 
-def _visits_over(exprs: list, limit: int) -> bool:
-    """Whether numbering `exprs` for a cache key (Prover._key: one visit per edge of their DAG, a shared node's
-    repeated visits included, a quantifier's variables among its edges) takes more than `limit` visits: counted
-    first, without the keys, since most queries of a large kernel exceed it and their numbering up to the limit
-    was thrown away (attention_block_tkg: 458 of 654 queries)."""
-    seen: set = set()
-    visits = 0
-    stack = list(exprs)
-    while stack:
-        e = stack.pop()
-        visits += 1
-        if visits > limit:
-            return True
-        if isinstance(e, (E.Sym, E.BSym, E.Const, E.BConst)) or id(e) in seen:
-            continue
-        seen.add(id(e))
-        stack.extend(E.children(e))
-        if isinstance(e, E.Exists):
-            stack.extend(e.vars)
-    return False
-
-
-def _visits(e: Any, cap: int) -> int:
-    """The visits `_visits_over([e], ...)` makes, counted up to `cap`."""
-    seen: set = set()
+def _weights(e: Any, cap: int) -> tuple:
+    """(the visits a walk of `e`'s DAG makes, counted up to `cap`; {id: children pushed} of the nodes it expands,
+    None past the cap).  A walk's visits are its roots plus the children pushed by each node it
+    expands, once per distinct node whatever the order: the visits of several expressions follow from the
+    union of their weights."""
+    weights: dict = {}
     visits = 0
     stack = [e]
-    while stack and visits < cap:
+    while stack:
         x = stack.pop()
         visits += 1
-        if isinstance(x, (E.Sym, E.BSym, E.Const, E.BConst)) or id(x) in seen:
+        if visits >= cap:
+            return visits, None
+        if isinstance(x, (E.Sym, E.BSym, E.Const, E.BConst)) or id(x) in weights:
             continue
-        seen.add(id(x))
-        stack.extend(E.children(x))
+        kids = E.children(x)
+        stack.extend(kids)
+        n = len(kids)
         if isinstance(x, E.Exists):
             stack.extend(x.vars)
-    return visits
+            n += len(x.vars)
+        weights[id(x)] = n
+    return visits, weights
 
 
 class Prover:
@@ -476,7 +462,7 @@ class Prover:
         # verdicts by query up to renaming of symbols: the same obligation in another launch context, another
         # kernel of the file or an earlier edit of the buffer (the caller decides how long a cache lives)
         self.cache = cache if cache is not None else {}
-        self._own_visits: dict = {}  # id of an expression -> (it, its own visits up to KEY_NODES + 1)
+        self._own_visits: dict = {}  # id of an expression -> (it, its own visits, their weights: see _weights)
 
     def _key(self, kind: str, exprs: list, ordered: Iterable = ()) -> tuple:
         """The query up to renaming of symbols, as interned node numbers (linear in the expression DAG;
@@ -516,19 +502,26 @@ class Prover:
         return (kind, parts, extra, self.timeout_ms), order
 
     def _visits_over(self, exprs: list) -> bool:
-        """`_visits_over(exprs, KEY_NODES)`, settled without the walk where each expression's own count does it:
-        the walk of all of them visits at least the most any one needs alone, and at most the sum."""
+        """Whether numbering `exprs` for a cache key (`_key`: one visit per edge of their DAG, a shared node's
+        repeated visits included, a quantifier's variables among its edges) takes more than KEY_NODES visits:
+        counted first, without the keys, since most queries of a large kernel exceed it and their numbering up
+        to the limit was thrown away (attention_block_tkg: 458 of 654 queries).  From each expression's own
+        walk, memoised: one past the limit settles it, and so does a sum within it; else the union of their
+        weights counts the walk of all of them."""
         own = []
         for e in exprs:
             hit = self._own_visits.get(id(e))
             if hit is None or hit[0] is not e:
-                hit = self._own_visits[id(e)] = (e, _visits(e, KEY_NODES + 1))
-            own.append(hit[1])
-        if max(own, default=0) > KEY_NODES:
-            return True
-        if sum(own) <= KEY_NODES:
+                hit = self._own_visits[id(e)] = (e, *_weights(e, KEY_NODES + 1))
+            if hit[2] is None:
+                return True
+            own.append(hit)
+        if sum(h[1] for h in own) <= KEY_NODES:
             return False
-        return _visits_over(exprs, KEY_NODES)
+        union: dict = {}
+        for h in own:
+            union.update(h[2])
+        return len(exprs) + sum(union.values()) > KEY_NODES
 
     @property
     def tr(self) -> Translator:
