@@ -27,7 +27,7 @@ from .analysis.limits import partition_obligations
 from .analysis.oracle import SolverOracle
 from .analysis.solver import Z3Context
 from .analysis.spec_rules import instruction_obligations
-from .diagnostics import SEVERITY_RANK, Diagnostic, Fix, Location, TextEdit, finding_key, finding_rank
+from .diagnostics import SEVERITY_RANK, Diagnostic, Fix, Location, TextEdit, finding_key, finding_rank, undecided_check
 from .options import Options
 
 ANALYSES = (subscript_obligations, check_obligations, partition_obligations, instruction_obligations,
@@ -179,6 +179,12 @@ SUBSUMED = {
 }
 
 
+def _undecided_but_found(d: Diagnostic, found: set) -> bool:
+    """`d` is an NKI901 whose check is shown at the same place as a finding (its `finding_key` is in `found`)."""
+    check = undecided_check(d.message) if d.code == "NKI901" else None
+    return check is not None and finding_key(check[0], d.location, check[1]) in found
+
+
 def _dedupe(diags: list) -> list:
     best: dict = {}
     for d in diags:
@@ -186,9 +192,14 @@ def _dedupe(diags: list) -> list:
         prev = best.get(key)
         if prev is None or SEVERITY_RANK[d.severity] > SEVERITY_RANK[prev.severity]:
             best[key] = d
+    # a check left undecided in one launch context (or call of a helper) that another shows as a finding is not
+    # repeated: the place is flagged (before the undecided checks of one place are taken as one, below)
+    found = {finding_key(d.code, d.location, d.message) for d in best.values() if d.code not in ("NKI901", "NKI902")}
     # the same finding from several launch contexts: keep the most severe per (code, location)
     by_loc: dict = {}
     for d in best.values():
+        if _undecided_but_found(d, found):
+            continue
         key = finding_key(d.code, d.location, d.message)
         prev = by_loc.get(key)
         if prev is None or finding_rank(d.severity, d.message) > finding_rank(prev.severity, prev.message):

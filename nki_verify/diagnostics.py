@@ -14,6 +14,16 @@ LOOP_COPY = re.compile(r"@\d+(?:\.\d+)*")
 PER_LOCATION = frozenset({"NKI401", "NKI402", "NKI403", "NKI404"})
 
 
+UNDECIDED = "could not decide whether this is safe"  # how an NKI901 message starts: `{UNDECIDED} (CODE: what): why`
+_UNDECIDED_CHECK = re.compile(re.escape(UNDECIDED) + r" \((NKI\d{3}): (.*)", re.S)
+
+
+def undecided_check(message: str) -> tuple | None:
+    """(code, message) of the check an NKI901 message says is undecided; None for other NKI901 messages."""
+    m = _UNDECIDED_CHECK.match(message)
+    return (m.group(1), m.group(2)) if m else None
+
+
 def finding_key(code: str, location: "Location", message: str) -> tuple:
     """What makes two findings one to show: the same code at the same place saying the same thing, but for the
     loop copies it names and the quantities in parentheses (the same finding from several launch contexts)."""

@@ -1073,3 +1073,26 @@ def test_a_product_by_a_size_chosen_by_conditions_is_proved_on_each_side() -> No
     assert E.ite_conditions(E.le(E.add(E.mul(f, size), n), 128)) == [E.le(n, 32), E.le(n, 64)]
     assert ka._by_conditions(E.le(E.add(E.mul(f, size), n), 128), facts, 10_000)
     assert not ka._by_conditions(E.le(E.add(E.mul(f, size), n), 127), facts, 10_000)
+
+
+def test_a_check_undecided_in_one_context_and_found_in_another_is_shown_once() -> None:
+    """A helper's check left undecided in one launch context (NKI901) and shown as a finding in another is one
+    diagnostic, the finding; an undecided check with no finding at that place stays, and so does another
+    check's undecided copy there."""
+    from nki_verify.api import _dedupe
+    from nki_verify.diagnostics import UNDECIDED, Diagnostic, Location
+
+    here = Location("k.py", 9, 30, 9, 40)
+    elsewhere = Location("k.py", 12, 5, 12, 9)
+    past = "this access pattern runs past the end of 'a' (a.shape[0]*a.shape[1] elements)"
+    found = Diagnostic("NKI102", "error", past + " (element = 65536, size = 65536)", here, "copy_third_block")
+    undecided = Diagnostic("NKI901", "warning", f"{UNDECIDED} (NKI102: {past}): the solver could not decide it",
+                           here, "copy_some_block")
+    before = Diagnostic("NKI901", "warning", f"{UNDECIDED} (NKI102: this access pattern reaches before the start of "
+                        "'a'): it depends on <int()>, which the verifier could not determine", here, "copy_some_block")
+    alone = Diagnostic("NKI901", "warning", f"{UNDECIDED} (NKI102: {past}): the solver could not decide it",
+                       elsewhere, "copy_some_block")
+    out = _dedupe([undecided, found, before, alone])
+    assert found in out and alone in out and undecided not in out
+    assert [d.code for d in out if d.location == here] == ["NKI102", "NKI901"]
+    assert "reaches before the start" in [d for d in out if d.location == here and d.code == "NKI901"][0].message

@@ -26,7 +26,7 @@ from typing import Callable
 from compiler import expr as E
 from compiler import ir
 
-from ..diagnostics import ERROR, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
+from ..diagnostics import ERROR, UNDECIDED, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
 from . import radix, rewrite
 from .solver import QUANT_RLIMIT, QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context, relevant
 
@@ -718,8 +718,7 @@ class KernelAnalysis:
         return None
 
     def _undecided(self, ob: Obligation, why: str) -> Diagnostic:
-        return self._without_model(ob, "NKI901", f"could not decide whether this is safe ({ob.code}: {ob.message}): "
-                                                 f"{why}")
+        return self._without_model(ob, "NKI901", f"{UNDECIDED} ({ob.code}: {ob.message}): {why}")
 
     def _without_model(self, ob: Obligation, code: str, message: str) -> Diagnostic:
         """A warning at the obligation's place with its notes, and no counterexample (there is no model)."""
