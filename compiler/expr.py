@@ -868,34 +868,39 @@ def _subst1(e: AnyExpr, m: Mapping, memo: dict) -> AnyExpr:
     if isinstance(e, (Sym, BSym)):
         v = m[e]
         return lift(v) if isinstance(e, Sym) else v
-    if isinstance(e, Lin):
-        return add(e.const, *(mul(c, _subst(a, m, memo)) for a, c in e.terms))
-    if isinstance(e, Mul):
-        out: Expr = ONE
-        for f in e.factors:
-            out = mul(out, _subst(f, m, memo))
-        return out
-    if isinstance(e, FloorDiv):
-        return floordiv(_subst(e.a, m, memo), _subst(e.b, m, memo))
-    if isinstance(e, Mod):
-        return mod(_subst(e.a, m, memo), _subst(e.b, m, memo))
-    if isinstance(e, Min):
-        return minimum(*(_subst(a, m, memo) for a in e.args))
-    if isinstance(e, Max):
-        return maximum(*(_subst(a, m, memo) for a in e.args))
-    if isinstance(e, Ite):
-        return ite(_subst(e.cond, m, memo), _subst(e.a, m, memo), _subst(e.b, m, memo))
-    if isinstance(e, Cmp):
-        return _cmp(e.op, _subst(e.e, m, memo))
-    if isinstance(e, BAnd):
-        return band(*(_subst(a, m, memo) for a in e.args))
-    if isinstance(e, BOr):
-        return bor(*(_subst(a, m, memo) for a in e.args))
-    if isinstance(e, BNot):
-        return bnot(_subst(e.a, m, memo))
     if isinstance(e, Exists):
         inner = {k: v for k, v in m.items() if k not in e.vars}
         return exists(e.vars, _subst(e.body, inner, {}) if inner else e.body)
+    return _rebuild(e, lambda x: _subst(x, m, memo))
+
+
+def _rebuild(e: AnyExpr, f: Callable) -> AnyExpr:
+    """`e` made again by the canonicalising constructors from `f` of each child (a leaf or a quantifier: `e`)."""
+    if isinstance(e, Lin):
+        return add(e.const, *(mul(c, f(a)) for a, c in e.terms))
+    if isinstance(e, Mul):
+        out: Expr = ONE
+        for x in e.factors:
+            out = mul(out, f(x))
+        return out
+    if isinstance(e, FloorDiv):
+        return floordiv(f(e.a), f(e.b))
+    if isinstance(e, Mod):
+        return mod(f(e.a), f(e.b))
+    if isinstance(e, Min):
+        return minimum(*(f(a) for a in e.args))
+    if isinstance(e, Max):
+        return maximum(*(f(a) for a in e.args))
+    if isinstance(e, Ite):
+        return ite(f(e.cond), f(e.a), f(e.b))
+    if isinstance(e, Cmp):
+        return _cmp(e.op, f(e.e))
+    if isinstance(e, BAnd):
+        return band(*(f(a) for a in e.args))
+    if isinstance(e, BOr):
+        return bor(*(f(a) for a in e.args))
+    if isinstance(e, BNot):
+        return bnot(f(e.a))
     return e
 
 
@@ -936,37 +941,10 @@ def _settle(e: AnyExpr, c: "BExpr", v: bool, memo: dict) -> AnyExpr:
         return r
     if e == c:
         r = TRUE if v else FALSE
-    elif isinstance(e, (Const, Sym, BConst, BSym)):
-        r = e
-    elif isinstance(e, Ite):
-        if e.cond == c:
-            r = _settle(e.a if v else e.b, c, v, memo)
-        else:
-            r = ite(_settle(e.cond, c, v, memo), _settle(e.a, c, v, memo), _settle(e.b, c, v, memo))
-    elif isinstance(e, Lin):
-        r = add(e.const, *(mul(k, _settle(a, c, v, memo)) for a, k in e.terms))
-    elif isinstance(e, Mul):
-        r = ONE
-        for f in e.factors:
-            r = mul(r, _settle(f, c, v, memo))
-    elif isinstance(e, FloorDiv):
-        r = floordiv(_settle(e.a, c, v, memo), _settle(e.b, c, v, memo))
-    elif isinstance(e, Mod):
-        r = mod(_settle(e.a, c, v, memo), _settle(e.b, c, v, memo))
-    elif isinstance(e, Min):
-        r = minimum(*(_settle(a, c, v, memo) for a in e.args))
-    elif isinstance(e, Max):
-        r = maximum(*(_settle(a, c, v, memo) for a in e.args))
-    elif isinstance(e, Cmp):
-        r = _cmp(e.op, _settle(e.e, c, v, memo))
-    elif isinstance(e, BAnd):
-        r = band(*(_settle(a, c, v, memo) for a in e.args))
-    elif isinstance(e, BOr):
-        r = bor(*(_settle(a, c, v, memo) for a in e.args))
-    elif isinstance(e, BNot):
-        r = bnot(_settle(e.a, c, v, memo))
+    elif isinstance(e, Ite) and e.cond == c:
+        r = _settle(e.a if v else e.b, c, v, memo)
     else:
-        r = e  # (a quantifier: its body is left alone)
+        r = _rebuild(e, lambda x: _settle(x, c, v, memo))  # (a quantifier's body is left alone)
     memo[e] = r
     return r
 

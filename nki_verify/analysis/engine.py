@@ -967,7 +967,8 @@ def _nonpos(e: E.Expr, ranges: dict, bounds: dict, depth: int) -> bool:
 def _floors_relaxed(terms: dict, e: E.Expr) -> E.Expr | None:
     """`s*e` (s > 0, so that each coefficient is a multiple of its divisor) with every floor division by a constant
     replaced by the linear bound that makes it largest: (a - d + 1) / d <= a // d <= a / d (`16*((2*n + 31) // 32)`
-    is at least n).  None when none of them has a coefficient that is not already such a multiple."""
+    is at least n), all at once.  None without floor divisions, and for a single one whose coefficient is already
+    such a multiple (the substitution one at a time, before this, covers it)."""
     floors = [(atom, k) for atom, k in terms.items()
               if isinstance(atom, E.FloorDiv) and isinstance(atom.b, E.Const) and atom.b.value > 0]
     if not floors or all(k % atom.b.value == 0 for atom, k in floors) and len(floors) == 1:
@@ -1008,7 +1009,8 @@ def _relaxed(terms: dict, e: E.Expr, ranges: dict, bounds: dict) -> E.Expr | Non
         others = E.ONE
         for f in rest:
             others = E.mul(others, f)
-        if rest and (E.interval(others, ranges).lo is None or E.interval(others, ranges).lo < 0):
+        low = E.interval(others, ranges).lo if rest else 0
+        if low is None or low < 0:
             continue  # a factor that may be negative turns the ends around
         if isinstance(factor, E.Mod):
             d = E.interval(factor.b, ranges)
