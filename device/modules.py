@@ -8,6 +8,7 @@ installed, `torch` and `jax`), and restores `sys.modules` afterwards.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -74,7 +75,31 @@ class Finfo:
         self.max = float(info.max) if info is not None else 3.3895313892515355e38
 
 
-class NKIObject:
+_UNSET = object()
+
+
+class _NKIObjectMeta(type):
+    """A @dataclass on nl.NKIObject is built from the fields given: the NKI compiler sets one attribute per
+    keyword, so a field left out stays unset (reading it fails) instead of failing the constructor call as
+    CPython's dataclass __init__ would.  (The verifier's front end reads them so: compiler/frontend/calls.py
+    _dataclass_init.)"""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        unset = []
+        if dataclasses.is_dataclass(cls):
+            for f in dataclasses.fields(cls)[len(args):]:
+                if f.init and f.name not in kwargs and f.default is dataclasses.MISSING and \
+                        f.default_factory is dataclasses.MISSING:
+                    kwargs[f.name] = _UNSET
+                    unset.append(f.name)
+        obj = super().__call__(*args, **kwargs)
+        for name in unset:
+            if obj.__dict__.get(name) is _UNSET:
+                object.__delattr__(obj, name)
+        return obj
+
+
+class NKIObject(metaclass=_NKIObjectMeta):
     """Base class of kernel-side dataclasses (plain Python on the device)."""
 
     def __init__(self, **kwargs: Any) -> None:

@@ -473,3 +473,23 @@ def k(a):
 """
     res = dev.execute(src, rand(128, 512))
     assert faults(res) == {("NKI501", dev.line_of(src, "# call")), ("NKI101", dev.line_of(src, "# slice"))}
+
+
+def test_an_nkiobject_dataclass_leaves_a_field_not_given_unset() -> None:
+    # the NKI compiler sets one attribute per keyword given; CPython's dataclass __init__ would raise instead
+    import dataclasses
+
+    from device.modules import NKIObject
+
+    @dataclasses.dataclass
+    class Dims(NKIObject):
+        rows: int
+        cols: int
+        spare: int
+        scale: int = 2
+
+    d = Dims(128, cols=512)
+    assert (d.rows, d.cols, d.scale) == (128, 512, 2)
+    with pytest.raises(AttributeError):
+        assert d.spare is None  # not reached: reading it raises
+    assert Dims(1, 2, 3).spare == 3

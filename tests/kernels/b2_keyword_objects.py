@@ -58,3 +58,29 @@ def plain_dataclass_with_a_keyword_it_lacks(x):
     t = nl.ndarray((128, 256), dtype=x.dtype, buffer=nl.sbuf)
     nisa.dma_copy(dst=t, src=x[:, 0:256])
     return t
+
+
+@dataclass
+class Dims(nl.NKIObject):
+    rows: int
+    cols: int
+    spare: int  # the kernels below never give it
+
+
+@nki.jit
+def dims_without_a_field_nothing_reads(x):
+    # nl.NKIObject's constructor sets the keywords given; a field left out stays unset, which is fine until
+    # something reads it.  The kernel is analysed past the constructor call.
+    assert x.shape == (128, 512)
+    d = Dims(rows=128, cols=512)
+    t = nl.ndarray((d.rows, d.cols), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[:, 1:d.cols + 1])  # expect: NKI101 error
+    return t
+
+
+@nki.jit
+def dims_field_read_but_never_set(x):
+    assert x.shape == (128, 512)
+    d = Dims(rows=128, cols=512)
+    t = nl.ndarray((d.rows, d.spare), dtype=x.dtype, buffer=nl.sbuf)  # expect: NKI902 warning
+    return t
