@@ -84,7 +84,11 @@ CASES = {
     "b2_conditional_lists.py": {"copy_a_row_range": ([r(384, 256), 100, 300],),
                                 "copy_a_row_range_one_row_past_each_tile": ([r(384, 256), 200, 384],),
                                 "copy_rows_tiled_by_a_while_loop": ([r(300, 256)],),
-                                "copy_rows_tiled_by_a_while_loop_without_the_tail": ([r(320, 256)],)},
+                                "copy_rows_tiled_by_a_while_loop_without_the_tail": ([r(320, 256)],),
+                                "outputs_taken_under_the_same_condition": ([r(128, 512), True],),
+                                "outputs_taken_without_asking": ([r(128, 512), False],),
+                                "every_output_read_as_wide_as_the_first": ([r(128, 512), True],),
+                                "two_optional_outputs": ([r(128, 512), True, False],)},
     "b1_spmd_races.py": {
         "nki_tensor_add_nc2": ([r(512, 1024), r(512, 1024)], None, "nki_tensor_add_kernel_"),
         "add_rows_overlapping_launch": ([r(512, 512), r(512, 512)], None, "add_rows_overlapping")},

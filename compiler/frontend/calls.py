@@ -102,11 +102,28 @@ def _nkiobject_based(cls: V.ClassVal) -> bool:
     return False
 
 
+# builtins without side effects that may take one of two lists of different lengths (`Phi`): each side is
+# called on its own
+SPLIT_BUILTINS = frozenset(("enumerate", "zip", "reversed", "list", "tuple", "sorted", "sum", "min", "max", "any",
+                            "all", "len", "set"))
 MAX_ENUM_CHOICE = 16  # members of an enum an input may be (a larger enum's input stays unknown)
 
 
 class CallsMixin:
     # ------------------------------------------------------------------ calling
+    def _builtin_on_both(self, fn: V.Builtin, args: list, i: int, kwargs: dict, node: ast.AST | None) -> Any:
+        """A pure builtin (`enumerate(outs)`) of one of two lists of different lengths: its result on each, as
+        `f(a) if c else f(b)`."""
+        phi = args[i]
+        sides = []
+        for cond, side in ((phi.cond, phi.a), (E.bnot(phi.cond), phi.b)):
+            self.frame.pc.append(cond)
+            try:
+                sides.append(self.call_value(fn, args[:i] + [side] + args[i + 1:], kwargs, node))
+            finally:
+                self.frame.pc.pop()
+        return self.merge(phi.cond, sides[0], sides[1])
+
     def call_value(self, fn: Any, args: list, kwargs: dict, node: ast.AST | None) -> Any:
         if isinstance(fn, V.FunctionVal):
             return self.invoke(fn, args, kwargs, node)
@@ -115,6 +132,10 @@ class CallsMixin:
                 return fn.func.fn(self, [fn.obj] + list(args), kwargs, node)
             return self.call_value(fn.func, [fn.obj] + list(args), kwargs, node)
         if isinstance(fn, V.Builtin):
+            if fn.name in SPLIT_BUILTINS:
+                for i, a in enumerate(args):
+                    if isinstance(a, V.Phi) and self._lengths_differ(a):
+                        return self._builtin_on_both(fn, list(args), i, kwargs, node)
             return fn.fn(self, list(args), kwargs, node)
         if isinstance(fn, V.ClassVal):
             return self.instantiate(fn, list(args), kwargs, node)

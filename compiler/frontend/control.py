@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from .. import expr as E
 from .. import ir
+from ..record import Record
 from .astwalk import walk
 from . import values as V
 
@@ -242,6 +243,24 @@ def _same_tiles(a: Any, b: Any, depth: int = 0) -> bool:
     return len(a) == len(b) > 0 and all(_same_tiles(x, y, depth + 1) for x, y in zip(a, b))
 
 
+def _phi_leaf(v: Any, obj: Any) -> bool:
+    """Whether `obj` is `v` or one of the values of the Phi `v`."""
+    while isinstance(v, V.Phi):
+        if _phi_leaf(v.a, obj):
+            return True
+        v = v.b
+    return v is obj
+
+
+def _replace_phi_leaf(v: Any, obj: Any, new: Any) -> Any:
+    if v is obj:
+        return new
+    if isinstance(v, V.Phi):
+        a, b = _replace_phi_leaf(v.a, obj, new), _replace_phi_leaf(v.b, obj, new)
+        return v if a is v.a and b is v.b else V.Phi(v.cond, a, b)
+    return v
+
+
 class ControlMixin:
     # ------------------------------------------------------------------ if
     def exec_if(self, st: ast.If) -> None:
@@ -331,7 +350,78 @@ class ControlMixin:
             try:
                 obj.restore(self.merge_state(c, obj, s1, s2))
             except V.NotUnderstood as exc:
-                self.not_understood(exc.message, self.current_stmt)
+                if not self._split_list(c, obj, s1, s2, b2.trial.saved.get(key, (obj, s2))[1]):
+                    self.not_understood(exc.message, self.current_stmt)
+
+    def _on_both(self, c: E.BExpr, first: Callable, second: Callable) -> None:
+        """`first()` where `c` holds and `second()` where it does not, as for `if c: ... else: ...`."""
+        d = c if isinstance(c, bool) else self.decide(c)
+        if d is not None:
+            (first if d else second)()
+            return
+        self.symbolic_branch(c, first, second)
+
+    @staticmethod
+    def _lengths_differ(v: V.Phi) -> bool:
+        lens = set()
+        stack: list = [v]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, V.Phi):
+                stack += [x.a, x.b]
+            elif isinstance(x, V.PyList) and x.tail is None:
+                lens.add(len(x.items))
+            elif isinstance(x, (list, tuple)):
+                lens.add(len(x))
+            else:
+                return False
+        return len(lens) > 1
+
+    def _split_list(self, c: E.BExpr, obj: Any, s1: Any, s2: Any, before: Any) -> bool:
+        """A list the two branches left with different lengths (`if c: outs.append(x)`) and that only locals of
+        this frame hold: those locals become Phi(c, the list as the first branch left it, as the second did), two
+        lists, so that `outs[3]` or `len(outs)` later depend on `c` as the program does.  The original object,
+        now unreachable on this path, gets back its state from before the branches."""
+        if not isinstance(obj, V.PyList) or any(tr.frame is self.frame for tr in self.loop_tracks):
+            return False
+        names = [k for k, v in self.frame.locals.items() if _phi_leaf(v, obj)]
+        if not names or self._held_elsewhere(obj, names):
+            return False
+        phi = V.Phi(c, V.PyList(self.heap, *s1), V.PyList(self.heap, *s2))
+        for k in names:
+            self.frame.locals[k] = _replace_phi_leaf(self.frame.locals[k], obj, phi)
+        obj.restore(before)
+        return True
+
+    def _held_elsewhere(self, obj: Any, names: list) -> bool:
+        """Whether anything but the current frame's locals `names` can reach `obj`: another frame's locals, a
+        closure, a pending return value, a module's namespace, or any object those reach."""
+        roots: list = []
+        for fr in self.frames:
+            roots.append({k: (_replace_phi_leaf(v, obj, None) if fr is self.frame and k in names else v)
+                          for k, v in fr.locals.items()})
+            roots.extend(fr.closure)
+            roots.extend(v for _, v in fr.returns)
+        roots.extend(m.namespace for m in self.modules.values())
+        seen: set = set()
+        stack = roots
+        while stack:
+            v = stack.pop()
+            if v is obj:
+                return True
+            if isinstance(v, (int, str, float, bool, type(None), E.Expr, E.BExpr, V.TensorVal)) or id(v) in seen:
+                continue
+            seen.add(id(v))
+            if isinstance(v, dict):
+                stack.extend(v.keys())
+                stack.extend(v.values())
+            elif isinstance(v, (list, tuple, set, frozenset)):
+                stack.extend(v)
+            elif isinstance(v, V.Mutable):
+                stack.append(v.snapshot())
+            elif isinstance(v, Record):
+                stack.extend(getattr(v, f) for f in v._fields)
+        return False
 
     def exec_break(self, st: ast.Break) -> None:
         raise BreakSignal()
@@ -381,6 +471,10 @@ class ControlMixin:
             self.not_understood(f"iteration over a value that is not known ({it.reason})", st.iter)
             self.loop_over(st, "range", 0, self.fresh_int("<unknown trip count>"), 1,
                            lambda var: V.Unknown("element of an unknown sequence"), label_from=st.target)
+            return
+        if isinstance(it, V.Phi) and self._lengths_differ(it):
+            # one of two lists of different lengths (items appended under a condition): the loop runs on each
+            self._on_both(it.cond, lambda: self.for_over(st, it.a), lambda: self.for_over(st, it.b))
             return
         items = self.iterate_known(it, st.iter)
         if len(items) > self.options.unroll_limit * 4:
@@ -1052,19 +1146,22 @@ class ControlMixin:
         return True
 
     # ------------------------------------------------------------------ comprehensions
-    def comprehension(self, node: Any) -> Any:
+    def comprehension(self, node: Any, first: Any = V.MISSING) -> Any:
+        """A list, set or dict comprehension; `first`: the value of the first generator's iterable when it is
+        known already."""
         gens = node.generators
         f = self.frame
         saved = {n: f.locals[n] for g in gens for n in _names(g.target) if n in f.locals}
         try:
+            it = self.eval(gens[0].iter) if first is V.MISSING else first
+            if isinstance(it, V.Phi) and self._lengths_differ(it):
+                # over one of two lists of different lengths: a list made on each side, as `a if c else b`
+                return self._comprehension_on_both(node, it, saved)
             if len(gens) == 1 and not gens[0].ifs and not isinstance(node, ast.DictComp):
-                it = self.eval(gens[0].iter)
                 seq = self._symbolic_iter(it)
                 if seq is not None:
                     return self._symbolic_comprehension(node, gens[0], seq)
-                items = self._comp_items(node, gens, 0, [])
-            else:
-                items = self._comp_items(node, gens, 0, [])
+            items = self._comp_items(node, gens, 0, [], it)
         finally:
             for g in gens:
                 for n in _names(g.target):
@@ -1111,7 +1208,18 @@ class ControlMixin:
         k = self.fresh_seq_var()
         return V.PyList(self.heap, [], V.SymSeq(k, length, self.subst_value(value, {var: k})))
 
-    def _comp_items(self, node: Any, gens: list, i: int, out: list) -> list:
+    def _comprehension_on_both(self, node: Any, it: V.Phi, saved: dict) -> Any:
+        sides = []
+        for cond, seq in ((it.cond, it.a), (E.bnot(it.cond), it.b)):
+            self.frame.pc.append(cond)
+            try:
+                sides.append(self.comprehension(node, seq))
+            finally:
+                self.frame.pc.pop()
+                self.frame.locals.update(saved)
+        return self.merge(it.cond, sides[0], sides[1])
+
+    def _comp_items(self, node: Any, gens: list, i: int, out: list, first: Any = V.MISSING) -> list:
         if i == len(gens):
             if isinstance(node, ast.DictComp):
                 out.append((self.eval(node.key), self.eval(node.value)))
@@ -1119,7 +1227,8 @@ class ControlMixin:
                 out.append(self.eval(node.elt))
             return out
         g = gens[i]
-        for item in self.iterate_known(self.eval(g.iter), g.iter):
+        seq = first if i == 0 and first is not V.MISSING else self.eval(g.iter)
+        for item in self.iterate_known(seq, g.iter):
             self.assign(g.target, item, node)
             ok = True
             for cond in g.ifs:

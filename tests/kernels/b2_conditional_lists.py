@@ -1,6 +1,9 @@
 """Lists of tiles built by loops the verifier turns into range loops: one that appends only on some iterations
 (`if s < end: tiles.append(...)`), whose consumer's body is checked for every iteration that appended, under
-that iteration's condition; and a counting `while r < rows: ...; r += 128`."""
+that iteration's condition; a counting `while r < rows: ...; r += 128`; and a helper that appends an extra
+output only when asked (`if with_stats: outs.append(stats)`), whose caller takes it out under the same
+condition: after the branch the list is one of two lists, so `outs[2]`, `len(outs)` and the loops and
+comprehensions over it are checked on each."""
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -73,4 +76,72 @@ def copy_rows_tiled_by_a_while_loop_without_the_tail(x):
         nisa.dma_copy(dst=t, src=x[r:r + 128, :])  # expect: NKI101 warning, NKI101 warning
         nisa.dma_copy(dst=out[r:r + 128, :], src=t)  # expect: NKI101 warning, NKI101 warning
         r += 128
+    return out
+
+
+def _load_outputs(x, with_stats):
+    # the row block, its first half, and (when asked) a narrow block of statistics
+    outs = []
+    full = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=full, src=x[0:128, 0:512])
+    outs.append(full)
+    outs.append(full[:, 0:256])
+    if with_stats:
+        stats = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=stats, src=x[0:128, 0:64])
+        outs.append(stats)
+    return outs
+
+
+@nki.jit
+def outputs_taken_under_the_same_condition(x, with_stats: bool):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    outs = _load_outputs(x, with_stats)
+    nisa.dma_copy(dst=out, src=outs[0])
+    if with_stats:
+        nisa.dma_copy(dst=out[:, 0:64], src=outs[2])
+    if len(outs) == 3:
+        nisa.dma_copy(dst=out[:, 64:128], src=outs[-1])
+    for t in [o[:, 0:64] for o in outs]:
+        nisa.dma_copy(dst=out[:, 128:192], src=t)
+    return out
+
+
+@nki.jit
+def outputs_taken_without_asking(x, with_stats: bool):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    outs = _load_outputs(x, with_stats)
+    nisa.dma_copy(dst=out[:, 0:64], src=outs[2])  # expect: NKI101 warning
+    return out
+
+
+@nki.jit
+def every_output_read_as_wide_as_the_first(x, with_stats: bool):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    outs = _load_outputs(x, with_stats)
+    for i, o in enumerate(outs):
+        nisa.dma_copy(dst=out[:, 0:128], src=o[:, 0:128])  # expect: NKI101 warning
+    return out
+
+
+@nki.jit
+def two_optional_outputs(x, with_half: bool, with_quarter: bool):
+    # appended under two conditions: four lists, each checked where it is used
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    full = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=full, src=x)
+    outs = [full]
+    if with_half:
+        outs.append(full[:, 0:256])
+    if with_quarter:
+        outs.append(full[:, 0:128])
+    if with_half and with_quarter:
+        nisa.dma_copy(dst=out[:, 0:128], src=outs[2])
+    if with_quarter and not with_half:
+        nisa.dma_copy(dst=out[:, 0:128], src=outs[1])
+    nisa.dma_copy(dst=out[:, 0:64], src=outs[2][:, 0:64])  # expect: NKI101 warning, NKI101 warning
     return out
