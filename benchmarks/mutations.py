@@ -176,6 +176,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-seconds", type=float, default=8.0, help="skip files whose analysis takes longer")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--progress", action="store_true", help="print each analysis and its time on stderr")
     ap.add_argument("--save-mutants", metavar="FILE", help="write the sampled mutants, to replay them elsewhere")
     ap.add_argument("--mutants", metavar="FILE", help="replay these mutants (from --save-mutants) instead of "
                     "sampling: the same DIRS are expected")
@@ -202,6 +203,9 @@ def main() -> int:
             t0 = time.perf_counter()
             res = analyze_source(text, f, Options())
             baselines[f] = {_key(d) for d in res.diagnostics}
+            if args.progress:
+                print(f"baseline {os.path.relpath(f, work)} {time.perf_counter() - t0:.1f} s", file=sys.stderr,
+                      flush=True)
             if replay is not None:
                 continue
             if time.perf_counter() - t0 > args.max_seconds or not res.ir:
@@ -232,7 +236,11 @@ def main() -> int:
             try:
                 with open(m.path, "w", encoding="utf-8") as fh:
                     fh.write(mutated)
+                t0 = time.perf_counter()
                 res = analyze_source(mutated, m.path, Options())
+                if args.progress:
+                    print(f"{cls} {os.path.relpath(m.path, work)}:{m.lines.start} {time.perf_counter() - t0:.1f} s",
+                          file=sys.stderr, flush=True)
             finally:
                 with open(m.path, "w", encoding="utf-8") as fh:
                     fh.write(original)
