@@ -343,12 +343,21 @@ def _memo(fn: Callable) -> Callable:
         got = _MEMO.get(key)
         if got is None:
             got = fn(*args)
-            if len(_MEMO) >= _MEMO_LIMIT:
-                _MEMO.clear()
-            _MEMO[key] = got
+            if len(_MEMO) < _MEMO_LIMIT:  # full: no longer added to (see `start_analysis`)
+                _MEMO[key] = got
         return got
 
     return wrapper
+
+
+def start_analysis() -> None:
+    """Called as an analysis starts: the memo is emptied when it is more than half full, so that it does not fill
+    in the middle of one; when it does fill, it is no longer added to, never emptied.  (A table emptied in the
+    middle of an analysis makes new copies of expressions the analysis holds, and comparing two copies of a large
+    shared expression walks it as a tree: nki-library's blockwise_mm_backward, analysed after attention_cte in
+    one process, ran for more than ten minutes instead of 52 s.)"""
+    if len(_MEMO) > _MEMO_LIMIT // 2:
+        _MEMO.clear()
 
 
 @_memo
@@ -765,7 +774,7 @@ def bnot(x: BExpr) -> BExpr:
     return BNot(x)
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@_memo
 def _bnot_compound(x: BExpr) -> BExpr:
     """(memoised: a pure function of its argument, and path conditions, negated at every assert, repeat their
     sub-terms from one to the next)"""

@@ -13,7 +13,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-from compiler import frontend, ir
+from compiler import expr, frontend, ir
 from compiler.frontend import SourceSet
 
 from . import rules, suppressions
@@ -64,6 +64,7 @@ def verify_source(text: str, path: str, options: Options | None = None) -> list[
 def analyze_source(text: str, path: str, options: Options | None = None) -> VerifyResult:
     options = options or Options()
     t0 = time.perf_counter()
+    expr.start_analysis()
     result = VerifyResult(path)
     fe_opts = frontend.Options(target=options.target, shapes=dict(options.shapes),
                                kernels=list(options.kernels) if options.kernels else None,

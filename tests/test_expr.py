@@ -235,3 +235,22 @@ def test_settling_a_condition_keeps_the_value_where_it_has_that_truth(a: E.Expr,
         settled = E.settle(x, cond, truth)
         assert E.evaluate(settled, env) == E.evaluate(x, env)
     assert cond not in E.ite_conditions(E.settle(e, cond, truth))
+
+
+def test_the_constructor_memo_is_never_emptied_during_an_analysis(monkeypatch) -> None:
+    # emptied mid-analysis, it made new copies of expressions the analysis still held, and comparing two copies
+    # of a large shared expression walks it as a tree (minutes instead of seconds on a real kernel)
+    monkeypatch.setattr(E, "_MEMO", {})
+    monkeypatch.setattr(E, "_MEMO_LIMIT", 50)
+    x = E.Sym("x", 987001)
+    kept = [E.add(x, i) for i in range(50)]
+    assert len(E._MEMO) == 50
+    more = [E.add(x, i) for i in range(50, 80)]  # full: computed, not added, nothing dropped
+    assert len(E._MEMO) == 50
+    assert all(E.add(x, i) is kept[i] for i in range(50))
+    assert more[0] == E.add(x, 50)
+    E.start_analysis()  # more than half full: emptied before the next analysis
+    assert E._MEMO == {}
+    E.add(x, 1)
+    E.start_analysis()  # nearly empty: kept for the next analysis (an edited file re-analysed)
+    assert len(E._MEMO) == 1
