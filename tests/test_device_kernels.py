@@ -88,7 +88,9 @@ CASES = {
                                 "outputs_taken_under_the_same_condition": ([r(128, 512), True],),
                                 "outputs_taken_without_asking": ([r(128, 512), False],),
                                 "every_output_read_as_wide_as_the_first": ([r(128, 512), True],),
-                                "two_optional_outputs": ([r(128, 512), True, False],)},
+                                "two_optional_outputs": ([r(128, 512), True, False],),
+                                "scale_pushed_only_when_scaled": ([r(128, 512), True],),
+                                "second_tile_taken_as_the_half": ([r(128, 512), True],)},
     "b1_spmd_races.py": {
         "nki_tensor_add_nc2": ([r(512, 1024), r(512, 1024)], None, "nki_tensor_add_kernel_"),
         "add_rows_overlapping_launch": ([r(512, 512), r(512, 512)], None, "add_rows_overlapping")},

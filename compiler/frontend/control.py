@@ -339,6 +339,7 @@ class ControlMixin:
         f.locals.update(env)
         objs = {k: o for k, (o, _) in b1.muts.items()}
         objs.update({k: o for k, (o, _) in b2.muts.items()})
+        unmerged = []  # lists of different lengths: split once every other object has its merged state
         for key, obj in objs.items():
             if key in b1.muts:
                 s1 = b1.muts[key][1]
@@ -350,8 +351,10 @@ class ControlMixin:
             try:
                 obj.restore(self.merge_state(c, obj, s1, s2))
             except V.NotUnderstood as exc:
-                if not self._split_list(c, obj, s1, s2, b2.trial.saved.get(key, (obj, s2))[1]):
-                    self.not_understood(exc.message, self.current_stmt)
+                unmerged.append((obj, s1, s2, b2.trial.saved.get(key, (obj, s2))[1], exc))
+        for obj, s1, s2, before, exc in unmerged:
+            if not self._split_list(c, obj, s1, s2, before):
+                self.not_understood(exc.message, self.current_stmt)
 
     def _on_both(self, c: E.BExpr, first: Callable, second: Callable) -> None:
         """`first()` where `c` holds and `second()` where it does not, as for `if c: ... else: ...`."""
@@ -378,50 +381,65 @@ class ControlMixin:
         return len(lens) > 1
 
     def _split_list(self, c: E.BExpr, obj: Any, s1: Any, s2: Any, before: Any) -> bool:
-        """A list the two branches left with different lengths (`if c: outs.append(x)`) and that only locals of
-        this frame hold: those locals become Phi(c, the list as the first branch left it, as the second did), two
-        lists, so that `outs[3]` or `len(outs)` later depend on `c` as the program does.  The original object,
-        now unreachable on this path, gets back its state from before the branches."""
-        if not isinstance(obj, V.PyList) or any(tr.frame is self.frame for tr in self.loop_tracks):
+        """A list the two branches left with different lengths (`if c: outs.append(x)`), held only by variables
+        (of any frame) and attributes of objects (`self.allocs`): those places become Phi(c, the list as the
+        first branch left it, as the second did), two lists, so that `outs[3]` or `len(outs)` later depend on
+        `c` as the program does.  The original object, now unreachable on this path, gets back its state from
+        before the branches."""
+        if not isinstance(obj, V.PyList):
             return False
-        names = [k for k, v in self.frame.locals.items() if _phi_leaf(v, obj)]
-        if not names or self._held_elsewhere(obj, names):
+        slots = self._list_slots(obj)
+        if not slots:
             return False
         phi = V.Phi(c, V.PyList(self.heap, *s1), V.PyList(self.heap, *s2))
-        for k in names:
-            self.frame.locals[k] = _replace_phi_leaf(self.frame.locals[k], obj, phi)
+        for holder, key in slots:
+            if isinstance(holder, V.Instance):
+                holder.set(key, _replace_phi_leaf(holder.attrs[key], obj, phi))
+            else:
+                holder[key] = _replace_phi_leaf(holder[key], obj, phi)
         obj.restore(before)
         return True
 
-    def _held_elsewhere(self, obj: Any, names: list) -> bool:
-        """Whether anything but the current frame's locals `names` can reach `obj`: another frame's locals, a
-        closure, a pending return value, a module's namespace, or any object those reach."""
-        roots: list = []
-        for fr in self.frames:
-            roots.append({k: (_replace_phi_leaf(v, obj, None) if fr is self.frame and k in names else v)
-                          for k, v in fr.locals.items()})
-            roots.extend(fr.closure)
-            roots.extend(v for _, v in fr.returns)
-        roots.extend(m.namespace for m in self.modules.values())
+    def _list_slots(self, obj: Any) -> list | None:
+        """The places holding `obj` (directly or as a value of a Phi there), as (holder, key): a frame's variables
+        (a dict) or an object's attributes (an Instance).  None when something else can reach it (an item of a
+        list, a tuple, a closure value, a pending return value, a module's global), or when a loop the verifier
+        is following could see the change: a loop of the frame whose variable it would be, or any loop for an
+        attribute."""
+        slots: dict = {}
         seen: set = set()
-        stack = roots
+        looping = {id(tr.frame) for tr in self.loop_tracks}
+        stack: list = []  # (value, holder or None, key)
+        for fr in self.frames:
+            writable = id(fr) not in looping
+            stack.extend((v, fr.locals if writable else None, k) for k, v in fr.locals.items())
+            stack.extend((v, None, None) for d in fr.closure for v in d.values())
+            stack.extend((v, None, None) for _, v in fr.returns)
+        stack.extend((v, None, None) for m in self.modules.values() for v in m.namespace.values())
         while stack:
-            v = stack.pop()
-            if v is obj:
-                return True
+            v, holder, key = stack.pop()
+            if v is obj or isinstance(v, V.Phi) and _phi_leaf(v, obj):
+                if holder is None:
+                    return None
+                slots[(id(holder), key)] = (holder, key)
+                if v is not obj:
+                    stack.append((_replace_phi_leaf(v, obj, None), None, None))
+                continue
             if isinstance(v, (int, str, float, bool, type(None), E.Expr, E.BExpr, V.TensorVal)) or id(v) in seen:
                 continue
             seen.add(id(v))
-            if isinstance(v, dict):
-                stack.extend(v.keys())
-                stack.extend(v.values())
+            if isinstance(v, V.Instance):
+                stack.extend((x, v if not looping else None, k) for k, x in v.attrs.items())
+            elif isinstance(v, dict):
+                stack.extend((x, None, None) for x in v.keys())
+                stack.extend((x, None, None) for x in v.values())
             elif isinstance(v, (list, tuple, set, frozenset)):
-                stack.extend(v)
+                stack.extend((x, None, None) for x in v)
             elif isinstance(v, V.Mutable):
-                stack.append(v.snapshot())
+                stack.append((v.snapshot(), None, None))
             elif isinstance(v, Record):
-                stack.extend(getattr(v, f) for f in v._fields)
-        return False
+                stack.extend((getattr(v, f), None, None) for f in v._fields)
+        return list(slots.values())
 
     def exec_break(self, st: ast.Break) -> None:
         raise BreakSignal()

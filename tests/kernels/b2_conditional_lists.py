@@ -3,7 +3,8 @@
 that iteration's condition; a counting `while r < rows: ...; r += 128`; and a helper that appends an extra
 output only when asked (`if with_stats: outs.append(stats)`), whose caller takes it out under the same
 condition: after the branch the list is one of two lists, so `outs[2]`, `len(outs)` and the loops and
-comprehensions over it are checked on each."""
+comprehensions over it are checked on each; the same for a list held as an object's attribute (an
+allocator-style stack of tiles)."""
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -144,4 +145,52 @@ def two_optional_outputs(x, with_half: bool, with_quarter: bool):
     if with_quarter and not with_half:
         nisa.dma_copy(dst=out[:, 0:128], src=outs[1])
     nisa.dma_copy(dst=out[:, 0:64], src=outs[2][:, 0:64])  # expect: NKI101 warning, NKI101 warning
+    return out
+
+
+class _TileStack(nl.NKIObject):
+    # an allocator-style helper: the tiles it handed out, in order, as an attribute
+    def __init__(self):
+        self.tiles = []
+
+    def push(self, shape, dtype):
+        t = nl.ndarray(shape, dtype=dtype, buffer=nl.sbuf)
+        self.tiles.append(t)
+        return t
+
+    def depth(self):
+        return len(self.tiles)
+
+
+@nki.jit
+def scale_pushed_only_when_scaled(x, scaled: bool):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    st = _TileStack()
+    rows = st.push((128, 512), x.dtype)
+    nisa.dma_copy(dst=rows, src=x)
+    if scaled:
+        scale = st.push((128, 1), x.dtype)
+        nisa.dma_copy(dst=scale, src=x[:, 0:1])
+    half = st.push((128, 256), x.dtype)
+    nisa.dma_copy(dst=half, src=x[:, 0:256])
+    nisa.dma_copy(dst=out[:, 0:256], src=st.tiles[-1])
+    if st.depth() == 3:
+        nisa.dma_copy(dst=out[:, 0:1], src=st.tiles[1])
+    return out
+
+
+@nki.jit
+def second_tile_taken_as_the_half(x, scaled: bool):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    st = _TileStack()
+    rows = st.push((128, 512), x.dtype)
+    nisa.dma_copy(dst=rows, src=x)
+    if scaled:
+        scale = st.push((128, 1), x.dtype)
+        nisa.dma_copy(dst=scale, src=x[:, 0:1])
+    half = st.push((128, 256), x.dtype)
+    nisa.dma_copy(dst=half, src=x[:, 0:256])
+    nisa.dma_copy(dst=out[:, 0:256], src=st.tiles[1][:, 0:256])  # expect: NKI101 warning
     return out
