@@ -165,7 +165,10 @@ class NkiTensor(View):
             known = math.prod(d for d in shape if d != -1)
             shape = tuple(self.numel // known if d == -1 else d for d in shape)
         if math.prod(shape) != self.numel:
-            raise ValueError(f"cannot reshape a tensor of shape {self.shape} into {shape}")
+            # (the view is left as it was: tracing stops here on the real compiler)
+            context.current().fault("NKI501", f"reshape from {tuple(self.shape)} to {shape} must keep the number "
+                                              f"of elements ({self.numel} and {math.prod(shape)})")
+            return self
         if not self.is_contiguous_all():
             raise ValueError("reshape of a non-contiguous view (slice or permute first, then reshape)")
         if self.storage.on_chip and shape[0] != self.shape[0]:

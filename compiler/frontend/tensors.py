@@ -661,6 +661,27 @@ def _contiguous_all(view: V.View) -> bool:
     return E.lift(view.strides[0]) == E.lift(free) or (isinstance(view.shape[0], int) and view.shape[0] == 1)
 
 
+def _reshape_rank_hint(it: Any, tv: V.TensorVal, new_total: E.IntLike, c: E.BExpr) -> None:
+    """A reshape of a whole input whose rank is only a guess, which keeps the number of elements with fewer
+    dimensions but not with the guessed ones (`g.reshape((1, n))` after `assert x.shape[1] == g.shape[0]`, g
+    guessed 2-D): the kernel means that smaller rank.  Analysed again with it, still a guess (a later use such
+    as `g.shape[1]` corrects it; a use that settled the rank first keeps the guess and the finding)."""
+    if getattr(it, "_no_retry", False):
+        return
+    param = it._guessed_ranks.get(tv.tensor.id)
+    if param is None:
+        return
+    settled = it._exact_params | it._rank_confirmed | it._no_soft | set(getattr(it, "_rank_split", ()))
+    full = tuple(E.lift(d) for d in tv.tensor.shape)
+    if param in settled or tuple(E.lift(d) for d in tv.shape) != full or tv.view.offset != E.ZERO:
+        return
+    if it.decide(c) is True:
+        return
+    for rank in range(len(full) - 1, 0, -1):
+        if it.decide(E.eq(it.free_size((1,) + full[:rank]), new_total)) is True:
+            raise V.RankRetry(param, rank, soft=True)
+
+
 def t_reshape(it: Any, args: list, kw: dict, node: Any) -> Any:
     tv: V.TensorVal = args[0]
     rest = args[1:]
@@ -680,6 +701,7 @@ def t_reshape(it: Any, args: list, kw: dict, node: Any) -> Any:
     if it.kb is not None:
         c = E.eq(total, new_total)
         if c != E.TRUE:
+            _reshape_rank_hint(it, tv, new_total, c)
             it.kb.add_check(it.make_check("NKI501", c, f"reshape from {_shape_str(tv.shape)} to {_shape_str(new)} "
                                                        f"must keep the number of elements", node))
     view = tv.view

@@ -183,3 +183,32 @@ def two_layouts_of_one_input(x, blocked: int):
         nisa.dma_copy(dst=t, src=x[:, 1:H + 1])  # expect: NKI101 warning
         nisa.dma_copy(dst=out, src=t)
     return out
+
+
+@nki.jit
+def weight_vector_as_a_row(x, g):
+    # g is (H,): only g.shape[0] is read, and the reshape to one row keeps its elements at rank 1 (the guessed
+    # rank 2 would make the reshape need g.shape[1] == 1)
+    rows, hidden = x.shape
+    assert rows <= 128 and hidden <= 512 and g.shape[0] == hidden
+    out = nl.ndarray((rows, hidden), dtype=x.dtype, buffer=nl.shared_hbm)
+    g_row = nl.ndarray((1, hidden), dtype=g.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=g_row, src=g.reshape((1, hidden)))
+    t = nl.ndarray((rows, hidden), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def weight_matrix_reshaped_as_a_row(x, g):
+    # the bad twin: g's second dimension is read, so g is 2-D, and a row of `hidden` elements drops the rest
+    rows, hidden = x.shape
+    assert rows <= 128 and hidden <= 512 and g.shape[0] == hidden and g.shape[1] == 2
+    out = nl.ndarray((rows, hidden), dtype=x.dtype, buffer=nl.shared_hbm)
+    g_row = nl.ndarray((1, hidden), dtype=g.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=g_row, src=g.reshape((1, hidden)))  # expect: NKI501 error
+    t = nl.ndarray((rows, hidden), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
