@@ -195,6 +195,8 @@ CASES = {
                          "big_tile": ([r(256, 512)],), "scaled_exp_of_rows": ([r(96, 200)],),
                          "scaled_exp_of_too_many_rows": ([r(256, 200)],)},
     "b2_shapes_dtypes.py": {"add_tiles": ([r(128, 512), r(128, 512)],),
+                            "row_of_64_kib_whatever_the_dtype": ([r(128, 16384)],),
+                            "row_of_256_kib_whatever_the_dtype": ([r(128, 65536)],),
                             "add_tiles_mismatch": ([r(128, 512), r(128, 512)],),
                             "bitwise_on_floats": ([r(128, 512)],), "compute_on_hbm": ([r(128, 512)],),
                             "sign_bits_of_a_bf16_input": ([r(128, 512).astype(ml_dtypes.bfloat16)],),

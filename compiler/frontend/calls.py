@@ -696,6 +696,8 @@ class CallsMixin:
         method = self.builtin_method(obj, name)
         if method is not None:
             return method
+        if isinstance(obj, V.DTypeVal) and name == "itemsize":
+            return self.itemsize_of(obj.name)  # numpy's `x.dtype.itemsize`
         if isinstance(obj, V.DTypeVal) and name in ("min", "max", "eps", "tiny"):
             return _dtype_limit(obj.name, name)  # Beta 1 `nl.fp32.min`, like `finfo(dtype).min`
         if isinstance(obj, V.DTypeVal) and name == "type":

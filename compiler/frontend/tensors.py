@@ -212,8 +212,7 @@ class TensorMixin:
             view = V.View(shape, 0, tuple(reversed(strides)), (), t.dtype, False)
             return V.TensorVal(t, tv.instance, view)
         if name == "itemsize":
-            dt = self.settled_dtype(tv.dtype)
-            return D.size_bytes(dt) if dt in D.DTYPES else self.fresh_int("<itemsize>", "unknown", 1, 9)
+            return self.itemsize_of(tv.dtype)
         method = _TENSOR_METHODS.get(name)
         if method is not None:
             return V.BoundMethod(V.Builtin(name, method), tv)
@@ -223,6 +222,22 @@ class TensorMixin:
                                   f"move data; .permute makes a view)", node)
         self.retry_kind(tv, V.KIND_OBJECT)  # a parameter guessed to be a tensor is an object after all
         raise V.NotUnderstood(f"tensor attribute {name!r}", node)
+
+    def itemsize_of(self, dtype: str | None) -> Any:
+        """The item size in bytes of a dtype; for an input's dtype the path does not settle, one symbol per
+        dtype and kernel, `itemsize(x.dtype)`, that is 1, 2 or 4 (the analysis's sizes of tiles of that dtype
+        use the same symbol)."""
+        dt = self.settled_dtype(dtype)
+        if dt in D.DTYPES:
+            return D.size_bytes(dt)
+        if self.kb is None or not dt or not dt.startswith("?") or len(dt) < 2:
+            return self.fresh_int("<itemsize>", "unknown", 1, 9)
+        memo = self.kb.__dict__.setdefault("itemsizes", {})
+        s = memo.get(dt)
+        if s is None:
+            s = memo[dt] = self.kb.new_sym(f"itemsize({dt[1:]})", "shape", 1, 5)
+            self.kb.assume(E.bor(E.eq(s, 1), E.eq(s, 2), E.eq(s, 4)), None, "dtype")
+        return s
 
     def rank_mismatch(self, param: str, rank: int, at_least: bool = False) -> None:
         """An input whose rank was guessed is used with rank `rank` (or at least `rank`): analyse again with

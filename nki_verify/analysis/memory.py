@@ -41,6 +41,11 @@ class Sizes:
         s = self.syms.get(key)
         if s is None:
             label = f"itemsize({key[1:]})" if key.startswith("?") and len(key) > 1 else "itemsize(unknown dtype)"
+            # the kernel's own `x.dtype.itemsize`, when it reads it, is this size (the front end's symbol)
+            s = next((i.sym for i in self.ka.k.symbols if i.label == label), None)
+            if s is not None:
+                self.syms[key] = s
+                return s, []
             s = fresh(self.ka.uids, label, "shape")
             self.syms[key] = s
             self.ka.info[s] = ir.SymInfo(s, "scalar", label, E.ONE, E.Const(5))

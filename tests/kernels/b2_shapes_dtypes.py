@@ -1,4 +1,4 @@
-"""Shape and dtype rules of element-wise instructions."""
+"""Shape and dtype rules of element-wise instructions, and sizes computed from `dtype.itemsize`."""
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -87,4 +87,29 @@ def sign_bits_of_half_a_bf16_input(x):
     bits = nl.ndarray((128, 512), dtype=nl.int16, buffer=nl.sbuf)
     nisa.tensor_scalar(dst=bits, data=t.view(nl.int16), op0=nl.bitwise_and, operand0=-32768)  # expect: NKI404 warning
     nisa.dma_copy(dst=out, src=bits)
+    return out
+
+
+@nki.jit
+def row_of_64_kib_whatever_the_dtype(a):
+    # numpy's `dtype.itemsize`: the same size as the tile's bytes, so 64 KiB per partition for every dtype
+    assert a.shape[0] == 128
+    width = 65536 // a.dtype.itemsize
+    assert a.shape[1] == width
+    out = nl.ndarray((128, width), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, width), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def row_of_256_kib_whatever_the_dtype(a):
+    assert a.shape[0] == 128
+    width = 262144 // a.dtype.itemsize
+    assert a.shape[1] == width
+    out = nl.ndarray((128, width), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, width), dtype=a.dtype, buffer=nl.sbuf)  # expect: NKI204 error
+    nisa.dma_copy(dst=t, src=a)
+    nisa.dma_copy(dst=out, src=t)
     return out
