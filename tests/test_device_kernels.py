@@ -138,6 +138,8 @@ CASES = {
         "one_core_worth_of_rows_but_shifted": ([r(128, 512)], 2)},
     "b2_input_ranks.py": {"two_layouts_of_one_input": ([r(128, 512), 0],),
                           "weight_vector_as_a_row": ([r(64, 256), r(256)],),
+                          "bias_vector_in_column_tiles": ([r(256, 64), r(256)],),
+                          "bias_vector_one_past_the_end": ([r(256, 64), r(256)],),
                           "weight_matrix_reshaped_as_a_row": ([r(64, 256), r(256, 2)],),
                           "fold_experts": ([r(2, 3, 64, 96)],), "fold_experts_past_the_end": ([r(2, 3, 64, 96)],),
                           "merged_shapes": ([r(128, 512), 2],), "tail_of_the_shape": ([r(4, 128, 512)],),

@@ -971,7 +971,36 @@ def _rank_hints(fn_node: ast.AST, params: list) -> dict:
     for k, v in list(out.items()):
         if v < 1:
             del out[k]
-    return {k: (v if k in exact else max(v, 2)) for k, v in out.items()}
+    vectors = _vector_params(fn_node, ps)
+    return {k: (v if k in exact or k in vectors else max(v, 2)) for k, v in out.items()}
+
+
+def _vector_params(fn_node: ast.AST, ps: set) -> set:
+    """Parameters the body only ever reads as vectors: subscripted with one index (`bias[a:b]`), its
+    `shape[0]`, its dtype; nothing else (not passed on, not used whole, no other dimension).  Their rank is
+    guessed to be 1, not 2 (`bias[o:o + 128]` of a 2-D guess is a 128 x bias.shape[1] block, and a copy of it
+    into a (128, 1) tile was a false NKI501); a use that says otherwise corrects the guess as for any other."""
+    parent: dict = {}
+    for n in walk(fn_node):
+        for c in ast.iter_child_nodes(n):
+            parent[id(c)] = n
+    simple: dict = {}
+    for n in walk(fn_node):
+        if not (isinstance(n, ast.Name) and n.id in ps and isinstance(n.ctx, ast.Load)):
+            continue
+        up = parent.get(id(n))
+        ok = False
+        if isinstance(up, ast.Subscript) and up.value is n:
+            sl = up.slice
+            ok = not isinstance(sl, ast.Tuple) and not (isinstance(sl, ast.Constant) and sl.value in (Ellipsis, None))
+        elif isinstance(up, ast.Attribute) and up.attr == "dtype":
+            ok = True
+        elif isinstance(up, ast.Attribute) and up.attr == "shape":
+            top = parent.get(id(up))
+            ok = isinstance(top, ast.Subscript) and top.value is up and isinstance(top.slice, ast.Constant) and \
+                top.slice.value == 0
+        simple[n.id] = simple.get(n.id, True) and ok
+    return {k for k, v in simple.items() if v}
 
 
 def _value_evidence(fn_node: ast.AST, params: list) -> dict:

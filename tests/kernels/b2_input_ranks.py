@@ -212,3 +212,35 @@ def weight_matrix_reshaped_as_a_row(x, g):
     nisa.dma_copy(dst=t, src=x)
     nisa.dma_copy(dst=out, src=t)
     return out
+
+
+@nki.jit
+def bias_vector_in_column_tiles(x, bias):
+    # bias is only read as a vector (bias[a:b], bias.shape[0]): guessed 1-D, so a slice of 128 of it fills a
+    # (128, 1) column (guessed 2-D, the slice was a 128 x bias.shape[1] block that did not fit)
+    rows, cols = x.shape
+    assert rows == bias.shape[0] and rows % 128 == 0 and cols <= 512
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(rows // 128):
+        b = nl.ndarray((128, 1), dtype=bias.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=b, src=bias[i * 128:(i + 1) * 128])
+        t = nl.ndarray((128, cols), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, :])
+        nisa.tensor_scalar(dst=t, data=t, op0=nl.add, operand0=b)
+        nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, :], src=t)
+    return out
+
+
+@nki.jit
+def bias_vector_one_past_the_end(x, bias):
+    rows, cols = x.shape
+    assert rows == bias.shape[0] and rows % 128 == 0 and cols <= 512
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(rows // 128):
+        b = nl.ndarray((128, 1), dtype=bias.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=b, src=bias[i * 128 + 1:(i + 1) * 128 + 1])  # expect: NKI101 error
+        t = nl.ndarray((128, cols), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, :])
+        nisa.tensor_scalar(dst=t, data=t, op0=nl.add, operand0=b)
+        nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, :], src=t)
+    return out
