@@ -273,6 +273,10 @@ class Kernel:
     # (param, value, default) of parameters analysed with another value than their default, as text: every path
     # with the default fails (an assert or raise), so launches pass another value
     chosen: tuple = ()
+    # (symbol, loop ids, source, index symbols) of each value read at run time: the loops around the read, what
+    # it reads (("tensor", tensor id), ("reg", register symbol) or ("unknown", _)) and the symbols of the offset
+    # of the element read
+    runtime_reads: tuple = ()
 
     def tensor(self, tid: int) -> Tensor:
         return self.tensors[tid]

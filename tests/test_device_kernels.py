@@ -132,6 +132,11 @@ CASES = {
         "sb_blocks_migrated": ([r(8, 128, 512)],), "sb_blocks_migrated_incorrect": ([r(8, 128, 512)],),
         "sum_blocks_sequential": ([r(8, 128, 512)],), "sum_blocks_affine": ([r(8, 128, 512)],),
         "matmul_psum_accumulation": ([r(256, 128), r(256, 512)],), "shifted_rows": ([r(384, 128)],)},
+    "b2_dynamic_dependencies.py": {
+        # two iterations name the same rows (indices 1, 1, 2, 3)
+        "scatter_rows_by_index": ([r(512, 256), np.array([[1], [1], [2], [3]], np.int32)],),
+        "scatter_rows_by_index_in_place": ([r(512, 256), np.array([[1], [1], [2], [3]], np.int32)],),
+        "blocks_shifted_by_one_index": ([r(512, 256), np.array([[2]], np.int32)],)},
     "b2_lnc_races.py": {k: ([r(256, 512)], 2) for k in (
         "halves", "halves_then_flush", "same_rows", "exchange_with_barrier", "exchange_without_barrier",
         "barrier_on_one_core", "both_cores_zero_the_output", "both_cores_fill_with_their_id")} | {

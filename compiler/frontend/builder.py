@@ -234,4 +234,6 @@ class KernelBuilder:
             assumptions=tuple(self.assumptions), grid=self.grid, target=self.target, complete=self.complete,
             target_origin=self.target_origin, given=given, given_why=given_why, placeholders=placeholders,
             chosen=chosen,
+            runtime_reads=tuple((sym, loops, source, getattr(self, "dyn_index", {}).get(sym, frozenset()))
+                                for sym, source, loops, _label in getattr(self, "dyn_uses", ())),
         )

@@ -86,6 +86,8 @@ class ContentsMixin:
         if self.kb is not None:
             self._state()
             self.kb.dyn_uses.append((s, self._source_key(source), tuple(self.kb.loop_stack), label))
+            if isinstance(source, V.TensorVal):  # which element is read: a loop's index there reads one per iteration
+                self.kb.__dict__.setdefault("dyn_index", {})[s] = frozenset(E.free_syms(E.lift(source.view.offset)))
         return s
 
     def _source_key(self, source: Any) -> tuple:

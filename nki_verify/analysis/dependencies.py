@@ -49,7 +49,7 @@ def dependency_obligations(ka: KernelAnalysis) -> list:
         for n, ins in body:
             for op in ins.operands:
                 t = k.tensors[op.tensor]
-                if lp.id in t.loops or op.access is None or op.access.dynamic:
+                if lp.id in t.loops or op.access is None or op.access.dynamic and not _runtime_in(ka, op.access):
                     continue
                 by_tensor.setdefault(t.id, []).append((n, ins, op))
         for tid, accesses in by_tensor.items():
@@ -95,6 +95,35 @@ def _reused_buffer(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, accesses: list
                       floor="warning", fixes=fixes)
 
 
+def _runtime_in(ka: KernelAnalysis, acc: ir.Access) -> list:
+    """The values read at run time an access's address depends on (empty when its dynamic part is not one the
+    analysis sees: such an access is left out of the pairs, as before)."""
+    exprs = [acc.offset] + [x for d in acc.dims for x in d]
+    return [s for e in exprs for s in E.free_syms(e)
+            if ka.info.get(s) is not None and ka.info[s].role == "register"]
+
+
+def _read_per_iteration(k: ir.Kernel, lp: ir.Loop) -> set:
+    """The runtime values each iteration of `lp` reads for itself: read inside it from a tensor the loop
+    allocates or writes (an index loaded per iteration), at an element the loop's indices choose, or from a
+    register or a value not followed.  One element of a tensor written only before the loop is one value for
+    every iteration."""
+    inside = {x.var for x in k.loops if x.id == lp.id or lp.id in _ancestors(k, x)}
+    out = set()
+    for sym, loops, (kind, key), index in k.runtime_reads:
+        if lp.id not in loops:
+            continue
+        if kind == "tensor" and not index & inside:
+            t = k.tensors[key]
+            written = lp.id in t.loops or any(
+                lp.id in ins.ctx.loops and any(op.tensor == key and op.mode in ("w", "rw") for op in ins.operands)
+                for ins in k.instrs)
+            if not written:
+                continue
+        out.add(sym)
+    return out
+
+
 def _ancestors(k: ir.Kernel, lp: ir.Loop) -> set:
     loops = {x.id: x for x in k.loops}
     out, parent = set(), lp.parent
@@ -128,6 +157,11 @@ def _pair_obligation(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, a: tuple, b:
     (_, ia, oa), (_, ib, ob) = a, b
     per_a = {loops[lid].var for lid in inner_loops(k, ia, lp.id)}
     per_b = {loops[lid].var for lid in inner_loops(k, ib, lp.id)}
+    # a value read at run time inside the loop (an index loaded per iteration) is its own in each iteration:
+    # both may hold anything the reads allow, equal or not
+    runtime = _read_per_iteration(k, lp) & set(_runtime_in(ka, oa.access) + _runtime_in(ka, ob.access))
+    per_a |= runtime
+    per_b |= runtime
     sa = side(k, ia, oa, "_1", per_a, ka.info, ka.uids)
     sb = side(k, ib, ob, "_2", per_b, ka.info, ka.uids)
     i1, i2 = sa.mapping[lp.var], sb.mapping[lp.var]
@@ -145,12 +179,20 @@ def _pair_obligation(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, a: tuple, b:
     kind = "an affine_range loop promises independent iterations" if lp.dialect == ir.B1 else \
         "in NKI Beta 2 affine_range is an alias of range, but its name claims iterations are independent"
     msg = f"{what}: a loop-carried dependency ({kind})"
+    floor = None if lp.dialect == ir.B1 else "warning"
+    dynamic = sorted({ka.names(s) for s in _runtime_in(ka, oa.access) + _runtime_in(ka, ob.access)})
+    if dynamic:
+        # which element is written depends on values only the run knows: iterations whose values coincide
+        msg += (f"; it depends on the runtime value {', '.join(dynamic)}: unless the values the iterations read "
+                f"are distinct, use a sequential loop")
+        floor = "warning"
     notes = [Note(location(lp.span), f"the loop; iterations {i1.name} and {i2.name} touch the same element")]
     if other.span != primary.span:
         notes.append(Note(location(other.span), f"the other access ({'write' if _writes(other) else 'read'})"))
     fixes = []
-    if lp.iter_func is not None and "affine_range" in lp.iter_text:
+    if lp.iter_func is not None and "affine_range" in lp.iter_text and not dynamic:
+        # (not offered when runtime values decide: the caller may promise distinct ones)
         new = lp.iter_text.replace("affine_range", "sequential_range") if lp.dialect == ir.B1 else "range"
         fixes.append(Fix(f"use {new} (the loop carries a dependency)", (TextEdit(location(lp.iter_func), new),)))
     return Obligation("NKI401", goal, facts, primary.span, msg, notes=tuple(notes), loops=(),
-                      floor=None if lp.dialect == ir.B1 else "warning", fixes=tuple(fixes), show=(i1, i2))
+                      floor=floor, fixes=tuple(fixes), show=(i1, i2))

@@ -11,7 +11,10 @@ RULE = Rule(
         'Proves with two copies of the loop index (i != j) that no write in one iteration meets a read or '
         'write of another, element by element. Accumulation the hardware orders is exempt: matmul into PSUM, '
         '`+=` / `nl.loop_reduce` accumulation. An error in Beta 1; a warning in Beta 2, where the compiler may '
-        'serialise the loop instead of miscompiling it.'
+        'serialise the loop instead of miscompiling it. A write placed by a value each iteration reads at run '
+        'time (a scatter by an index loaded in the loop, `scalar_offset=row`) meets another iteration\'s when '
+        'the two values can be equal: a warning naming the value, which only the caller can rule out; a value '
+        'read once before the loop is the same in every iteration.'
     ),
     why='`affine_range` promises independent iterations; the compiler may reorder or overlap them.',
     bad=(
