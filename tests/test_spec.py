@@ -100,6 +100,26 @@ def test_rules_evaluate_concretely_for_the_device() -> None:
     assert _violations("isa.nc_matmul", trn3) == []
 
 
+def test_mx_matmul_shape_rules_follow_the_isa_reference() -> None:
+    # nki.isa.nc_matmul_mx: dst is [M, N] for stationary [K, M] and moving [K, N]; K <= 128; N <= 1024 with a
+    # bfloat16 dst, 512 with a float32 one; dst float32 or bfloat16
+    mx = "float8_e4m3fn_x4"
+    ok = FakeBinding({"dst": (128, 1024), "stationary": (128, 128), "moving": (128, 1024),
+                      "stationary_scale": (16, 128), "moving_scale": (16, 1024)},
+                     {"dst": "bfloat16", "stationary": mx, "moving": mx, "stationary_scale": "uint8",
+                      "moving_scale": "uint8"},
+                     {"dst": "psum", "stationary": "sbuf", "moving": "sbuf", "stationary_scale": "sbuf",
+                      "moving_scale": "sbuf"}, {}, "trn3")
+    assert _violations("isa.nc_matmul_mx", ok) == []
+    wide = FakeBinding({**ok.shapes, "dst": (128, 2048)}, ok.dtypes, ok.buffers, {}, "trn3")
+    assert _violations("isa.nc_matmul_mx", wide) == ["NKI501"]
+    fp32 = FakeBinding(ok.shapes, {**ok.dtypes, "dst": "float32"}, ok.buffers, {}, "trn3")
+    assert _violations("isa.nc_matmul_mx", fp32) == ["NKI202"]
+    tall = FakeBinding({**ok.shapes, "stationary": (256, 128), "moving": (256, 1024)}, ok.dtypes, ok.buffers, {},
+                       "trn3")
+    assert _violations("isa.nc_matmul_mx", tall) == ["NKI202"]
+
+
 def test_target_constants() -> None:
     assert spec.get_target("trn1").sbuf_bytes_per_partition == 192 * 1024
     assert spec.get_target("gen3").name == "trn2"
