@@ -120,6 +120,22 @@ def test_mx_matmul_shape_rules_follow_the_isa_reference() -> None:
     assert _violations("isa.nc_matmul_mx", tall) == ["NKI202"]
 
 
+def test_a_transposing_matmul_moves_any_dtype_and_a_transpose_keeps_it() -> None:
+    # nki.isa.nc_transpose: the Tensor Engine transpose is nc_matmul(is_transpose=True), whose input may be any
+    # dtype and whose dst has the dtype of data
+    for target in ("trn2", "trn3"):
+        t = FakeBinding({"dst": (128, 64), "stationary": (64, 128), "moving": (64, 64)},
+                        {"dst": "int8", "stationary": "int8", "moving": "int8"},
+                        {"dst": "psum", "stationary": "sbuf", "moving": "sbuf"},
+                        {"perf_mode": "none", "is_transpose": True}, target)
+        assert _violations("isa.nc_matmul", t) == []
+    same = FakeBinding({"dst": (128, 64), "data": (64, 128)}, {"dst": "bfloat16", "data": "bfloat16"},
+                       {"dst": "psum", "data": "sbuf"}, {"engine": "tensor"})
+    assert _violations("isa.nc_transpose", same) == []
+    cast = FakeBinding(same.shapes, {"dst": "float32", "data": "bfloat16"}, same.buffers, same.attrs)
+    assert _violations("isa.nc_transpose", cast) == ["NKI502"]
+
+
 def test_target_constants() -> None:
     assert spec.get_target("trn1").sbuf_bytes_per_partition == 192 * 1024
     assert spec.get_target("gen3").name == "trn2"

@@ -52,6 +52,9 @@ def _tile(name: str, mode: str = R, buffers=ON_CHIP, **kw) -> Operand:
 DST = _tile("dst", W)
 # nc_matmul without a performance mode (Beta 1's signature has no perf_mode: always this one)
 PLAIN_MATMUL = AttrIn("perf_mode", frozenset({"none", "matmul_perf_mode.none"}), "none")
+# nc_matmul as a matmul, not as a Tensor Engine transpose (is_transpose=True, which moves any dtype as it is:
+# nki.isa.nc_transpose's reference)
+NOT_TRANSPOSE = AttrIn("is_transpose", frozenset({False}))
 
 INSTRUCTIONS = (
     # ------------------------------------------------------------------ data movement
@@ -211,20 +214,26 @@ INSTRUCTIONS = (
             Rule("NKI501", Implies(PLAIN_MATMUL,
                                    Eq(Free("dst"), Free("moving"))),
                  "dst free size must equal the moving free size N"),
-            Rule("NKI502", DtypeIn("stationary", MATMUL_IN), "stationary dtype must be fp8/bf16/fp16/tf32/fp32",
+            Rule("NKI502", Implies(NOT_TRANSPOSE, DtypeIn("stationary", MATMUL_IN)),
+                 "stationary dtype must be fp8/bf16/fp16/tf32/fp32",
                  targets=frozenset({"trn1", "trn2"})),
-            Rule("NKI502", DtypeIn("moving", MATMUL_IN), "moving dtype must be fp8/bf16/fp16/tf32/fp32",
+            Rule("NKI502", Implies(NOT_TRANSPOSE, DtypeIn("moving", MATMUL_IN)),
+                 "moving dtype must be fp8/bf16/fp16/tf32/fp32",
                  targets=frozenset({"trn1", "trn2"})),
-            Rule("NKI502", DtypeIn("stationary", MATMUL_IN_TRN3), "stationary dtype must be fp8/bf16/fp16/tf32/fp32",
+            Rule("NKI502", Implies(NOT_TRANSPOSE, DtypeIn("stationary", MATMUL_IN_TRN3)),
+                 "stationary dtype must be fp8/bf16/fp16/tf32/fp32",
                  targets=TRN3_ONLY),
-            Rule("NKI502", DtypeIn("moving", MATMUL_IN_TRN3), "moving dtype must be fp8/bf16/fp16/tf32/fp32",
+            Rule("NKI502", Implies(NOT_TRANSPOSE, DtypeIn("moving", MATMUL_IN_TRN3)),
+                 "moving dtype must be fp8/bf16/fp16/tf32/fp32",
                  targets=TRN3_ONLY),
-            Rule("NKI502", Implies(Any_((DtypeIn("stationary", FP32ISH), DtypeIn("moving", FP32ISH))),
+            Rule("NKI502", Implies(All((NOT_TRANSPOSE, Any_((DtypeIn("stationary", FP32ISH),
+                                                              DtypeIn("moving", FP32ISH))))),
                                    All((DtypeIn("stationary", FP32ISH), DtypeIn("moving", FP32ISH)))),
                  "if either matmul input is fp32/tf32, both must be"),
             Rule("NKI502", Implies(AttrIn("is_transpose", frozenset({False})), DtypeIn("dst", frozenset({"float32"}))),
                  "the matmul destination must be float32 on trn1/trn2", targets=frozenset({"trn1", "trn2"})),
-            Rule("NKI502", DtypeIn("dst", frozenset({"float32", "bfloat16"})),
+            Rule("NKI502", Implies(AttrIn("is_transpose", frozenset({False})),
+                                   DtypeIn("dst", frozenset({"float32", "bfloat16"}))),
                  "the matmul destination must be float32 or bfloat16 on trn3", targets=TRN3_ONLY),
             Rule("NKI503", Implies(AttrIn("perf_mode", frozenset({"double_row", "matmul_perf_mode.double_row"})),
                                    TargetIn(TRN2_UP)), "double_row matmul needs trn2 or trn3"),
@@ -271,6 +280,7 @@ INSTRUCTIONS = (
             Rule("NKI303", Implies(AttrIn("engine", frozenset({"tensor"})),
                                    All((BufferIn("data", SBUF_ONLY), BufferIn("dst", PSUM_ONLY)))),
                  "a Tensor Engine transpose reads SBUF and writes PSUM"),
+            Rule("NKI502", DtypeEq("dst", "data"), "dst must have the dtype of data"),
         ),
     ),
     # ------------------------------------------------------------------ vector / scalar / gpsimd compute
@@ -479,7 +489,7 @@ INSTRUCTIONS = (
         result=Result(("partitions_and", "data", 6), dtype=("attr", "dtype", "@data")),
         rules=(
             Rule("NKI501", same_partitions("dst", "data"), "dst and data must have the same partitions"),
-            Rule("NKI501", Le(Free("data"), Limit("bn_stats_fmax")), "bn_stats data free size must be <= 512"),
+            Rule("NKI202", Le(Free("data"), Limit("bn_stats_fmax")), "bn_stats data free size must be <= 512"),
             Rule("NKI501", Eq(Free("dst"), Lit(6)), "bn_stats writes 6 values per partition"),
         ),
     ),
