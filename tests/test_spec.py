@@ -136,6 +136,24 @@ def test_a_transposing_matmul_moves_any_dtype_and_a_transpose_keeps_it() -> None
     assert _violations("isa.nc_transpose", cast) == ["NKI502"]
 
 
+def test_reference_rules_of_element_wise_and_quantize_instructions() -> None:
+    tt = FakeBinding({"dst": (128, 64), "data1": (128, 64), "data2": (128, 64)},
+                     {"dst": "float32", "data1": "int32", "data2": "int32"},
+                     {"dst": "sbuf", "data1": "sbuf", "data2": "psum"}, {"op": "bitwise_and", "engine": "vector"})
+    assert _violations("isa.tensor_tensor", tt) == ["NKI502"]  # "the input/output data types must be integer"
+    power = FakeBinding(tt.shapes, {"dst": "float32", "data1": "float32", "data2": "float32"}, tt.buffers,
+                        {"op": "power", "engine": "unknown"})
+    assert _violations("isa.tensor_tensor", power) == ["NKI303"]  # nl.power: no PSUM
+    act = FakeBinding({"dst": (128, 64), "data": (128, 64), "scale": (128, 1)},
+                      {"dst": "float32", "data": "float32", "scale": "bfloat16"},
+                      {"dst": "sbuf", "data": "sbuf", "scale": "sbuf"}, {"op": "exp"})
+    assert _violations("isa.activation", act) == ["NKI502"]  # "The scale parameter must have a float32 data type"
+    q = FakeBinding({"dst": (48, 16), "src": (48, 64), "dst_scale": (48, 16)},
+                    {"dst": "bfloat16", "src": "bfloat16", "dst_scale": "int8"},
+                    {"dst": "sbuf", "src": "sbuf", "dst_scale": "sbuf"}, {}, "trn3")
+    assert _violations("isa.quantize_mx", q) == ["NKI501", "NKI502", "NKI502"]
+
+
 def test_target_constants() -> None:
     assert spec.get_target("trn1").sbuf_bytes_per_partition == 192 * 1024
     assert spec.get_target("gen3").name == "trn2"

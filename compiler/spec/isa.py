@@ -67,6 +67,8 @@ INSTRUCTIONS = (
         rules=(
             Rule("NKI501", Eq(Numel("dst"), Numel("src")), "dst and src must have the same number of elements"),
             Rule("NKI503", Implies(Present("priority"), TargetIn(TRN3_ONLY)), "DMA priority needs trn3"),
+            Rule("NKI503", Implies(AttrIn("dge_mode", frozenset({"hwdge", "dge_mode.hwdge"})), TargetIn(TRN2_UP)),
+                 "hardware DGE needs trn2 or trn3"),
         ),
         kind="dma",
     ),
@@ -293,8 +295,13 @@ INSTRUCTIONS = (
         rules=_eltwise_rules("dst", "data1", "data2") + (
             Rule("NKI303", NotBoth("data1", "data2", "psum"), "data1 and data2 cannot both be in PSUM"),
             Rule("NKI502", Implies(AttrIn("op", BITVEC_OPS), All((DtypeIn("data1", INT_DTYPES),
-                                                                  DtypeIn("data2", INT_DTYPES)))),
-                 "bitwise ops need integer operands"),
+                                                                  DtypeIn("data2", INT_DTYPES),
+                                                                  DtypeIn("dst", INT_DTYPES)))),
+                 "bitwise ops need integer operands and dst"),
+            Rule("NKI303", Implies(Any_((AttrIn("op", frozenset({"power"})), AttrIn("engine", frozenset({"gpsimd"})))),
+                                   All((BufferIn("dst", SBUF_ONLY), BufferIn("data1", SBUF_ONLY),
+                                        BufferIn("data2", SBUF_ONLY)))),
+                 "nl.power runs on GpSimd, which cannot access PSUM: dst, data1 and data2 must be in SBUF"),
         ) + _alu_ops("op"),
     ),
     Instruction(
@@ -309,8 +316,9 @@ INSTRUCTIONS = (
         rules=_eltwise_rules("dst", "data") + (
             Rule("NKI501", column_of("operand0", "data"), "a tensor operand0 must be a (P, 1) tile"),
             Rule("NKI501", column_of("operand1", "data"), "a tensor operand1 must be a (P, 1) tile"),
-            Rule("NKI502", Implies(AttrIn("op0", BITVEC_OPS), DtypeIn("data", INT_DTYPES)),
-                 "bitwise ops need integer data"),
+            Rule("NKI502", Implies(Any_((AttrIn("op0", BITVEC_OPS), AttrIn("op1", BITVEC_OPS))),
+                                   All((DtypeIn("data", INT_DTYPES), DtypeIn("dst", INT_DTYPES)))),
+                 "bitwise ops need integer data and dst"),
         ) + _alu_ops("op0", "op1"),
     ),
     Instruction(
@@ -394,6 +402,8 @@ INSTRUCTIONS = (
                  "bias cannot be tfloat32"),
             Rule("NKI503", Implies(Present("bias"), Any_((IsTensor("bias"), TargetIn(TRN2_UP)))),
                  "a scalar bias needs trn2 or trn3 (trn1 takes a (P, 1) tile)"),
+            Rule("NKI502", Implies(IsTensor("scale"), DtypeIn("scale", frozenset({"float32"}))),
+                 "a tensor scale must be float32"),
         ),
     ),
     Instruction(
@@ -595,6 +605,10 @@ INSTRUCTIONS = (
             Rule("NKI501", same_partitions("dst", "src"), "dst and src must have the same partitions"),
             Rule("NKI501", Eq(Times(Free("dst"), Lit(4)), Free("src")), "src free size must be 4x dst's"),
             Rule("NKI502", DtypeIn("src", frozenset({"float16", "bfloat16"})), "src must be fp16 or bf16"),
+            Rule("NKI502", DtypeIn("dst", frozenset({"float8_e5m2_x4", "float8_e4m3fn_x4"})),
+                 "dst must be float8_e5m2_x4 or float8_e4m3fn_x4"),
+            Rule("NKI502", DtypeIn("dst_scale", frozenset({"uint8"})), "dst_scale must be uint8"),
+            Rule("NKI501", MultipleOf(Dim("src", 0), 32), "src partitions must be a multiple of 32"),
         ),
         targets=TRN3_ONLY,
     ),
