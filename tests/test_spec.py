@@ -154,6 +154,20 @@ def test_reference_rules_of_element_wise_and_quantize_instructions() -> None:
     assert _violations("isa.quantize_mx", q) == ["NKI501", "NKI502", "NKI502"]
 
 
+def test_tensor_reduce_reduces_trailing_free_axes_only() -> None:
+    # "The reduction axes must be the last contiguous free dimension(s) of the tile, ending at the final
+    # dimension. Axis 0 (partition axis) cannot be reduced."
+    def reduce(shape: tuple, dst: tuple, axis) -> list:
+        return _violations("isa.tensor_reduce", FakeBinding({"dst": dst, "data": shape},
+                                                            {"dst": "float32", "data": "float32"},
+                                                            {"dst": "sbuf", "data": "sbuf"}, {"axis": axis}))
+    assert reduce((128, 4, 64), (128, 4), 2) == []
+    assert reduce((128, 4, 64), (128, 1), (1, 2)) == []
+    assert reduce((128, 4, 64), (128, 1), [-2, -1]) == []
+    assert reduce((128, 4, 64), (128, 64), 1) == ["NKI501"]  # not the last axis
+    assert reduce((128, 64), (1, 64), 0) == ["NKI501", "NKI501"]  # the partition axis (and the sizes)
+
+
 def test_target_constants() -> None:
     assert spec.get_target("trn1").sbuf_bytes_per_partition == 192 * 1024
     assert spec.get_target("gen3").name == "trn2"

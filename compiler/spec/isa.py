@@ -13,7 +13,7 @@ from .schema import (
     TRN3_ONLY, All, AttrIn, Any_, BufferIn, Dim, DtypeEq, DtypeIn, Eq, Free, Implies, Instruction, IsTensor, Le,
     Limit, Lit,
     MultipleOf, NotBoth, Numel, Operand, PatternCount, Present, ReducedFree, Result, Rule, TargetIn, column_of,
-    same_free, same_partitions, same_tile, sig, Times,
+    same_free, same_partitions, same_tile, sig, Times, TrailingAxes,
 )
 
 R, W, RW = "r", "w", "rw"
@@ -344,6 +344,8 @@ INSTRUCTIONS = (
             Rule("NKI501", same_partitions("dst", "data"), "dst and data must have the same partitions"),
             Rule("NKI501", Eq(Free("dst"), ReducedFree("data", "axis")),
                  "dst must hold data's elements per partition without the reduced axes"),
+            Rule("NKI501", TrailingAxes("data", "axis"),
+                 "axis must name the last free axes of data, contiguous and ending at its last one (never axis 0)"),
         ),
         kind="reduce",
     ),

@@ -441,6 +441,28 @@ class DtypeIn(Pred, Record):
         return f"{self.role}.dtype in {{{', '.join(sorted(self.dtypes))}}}"
 
 
+class TrailingAxes(Pred, Record):
+    """The axes named by attribute `axis` are the last free axes of `role`, contiguous and ending at its last
+    axis, never the partition axis (nki.isa.tensor_reduce's rule)."""
+
+    _fields = ('role', 'axis')
+    __slots__ = _fields
+
+    def ev(self, b: Binding) -> E.BExpr:
+        rank = len(_shape(b, self.role))
+        axes = b.attr(self.axis)
+        if isinstance(axes, int) and not isinstance(axes, bool):
+            axes = (axes,)
+        if not isinstance(axes, (list, tuple)) or not axes or \
+                not all(isinstance(a, int) and not isinstance(a, bool) for a in axes) or rank < 2:
+            raise NotApplicable(self.axis)
+        norm = {a % rank for a in axes}
+        return E.bconst(norm == set(range(rank - len(norm), rank)) and 0 not in norm)
+
+    def show(self) -> str:
+        return f"{self.axis} names the trailing free axes of {self.role}"
+
+
 class DtypeEq(Pred, Record):
     _fields = ('a', 'b')
     __slots__ = _fields
