@@ -168,6 +168,18 @@ def test_tensor_reduce_reduces_trailing_free_axes_only() -> None:
     assert reduce((128, 64), (1, 64), 0) == ["NKI501", "NKI501"]  # the partition axis (and the sizes)
 
 
+def test_local_gather_sizes() -> None:
+    # "num_elem_per_idx must be one of the following values: [1, 2, 4, 8, 16, 32]" and "The number of indices
+    # for gather per core must be less than or equal to 4096"
+    ok = FakeBinding({"dst": (16, 64), "src_buffer": (16, 256), "index": (16, 16)},
+                     {"dst": "float32", "src_buffer": "float32", "index": "uint16"},
+                     {"dst": "sbuf", "src_buffer": "sbuf", "index": "sbuf"},
+                     {"num_elem_per_idx": 4, "num_valid_indices": None})
+    assert _violations("isa.local_gather", ok) == []
+    bad = FakeBinding(ok.shapes, ok.dtypes, ok.buffers, {"num_elem_per_idx": 3, "num_valid_indices": 5000})
+    assert _violations("isa.local_gather", bad) == ["NKI202", "NKI202"]
+
+
 def test_target_constants() -> None:
     assert spec.get_target("trn1").sbuf_bytes_per_partition == 192 * 1024
     assert spec.get_target("gen3").name == "trn2"

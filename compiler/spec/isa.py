@@ -10,8 +10,8 @@ from __future__ import annotations
 from . import dtypes as D
 from .schema import (
     ANY_BUFFER, HBM_OR_SBUF, ON_CHIP, PSUM_ONLY, SBUF_ONLY, TRN2_UP,
-    TRN3_ONLY, All, AttrIn, Any_, BufferIn, Dim, DtypeEq, DtypeIn, Eq, Free, Implies, Instruction, IsTensor, Le,
-    Limit, Lit,
+    TRN3_ONLY, All, AttrIn, AttrInt, Any_, BufferIn, Dim, DtypeEq, DtypeIn, Eq, Free, Implies, Instruction, IsTensor,
+    Le, Limit, Lit, OneOf,
     MultipleOf, NotBoth, Numel, Operand, PatternCount, Present, ReducedFree, Result, Rule, TargetIn, column_of,
     same_free, same_partitions, same_tile, sig, Times, TrailingAxes,
 )
@@ -146,6 +146,10 @@ INSTRUCTIONS = (
             Rule("NKI501", Eq(Dim("src_buffer", 0), Dim("index", 0)),
                  "src_buffer and index must have the same partitions"),
             Rule("NKI501", MultipleOf(Dim("src_buffer", 0), 16), "partition count must be a multiple of 16"),
+            Rule("NKI202", OneOf(AttrInt("num_elem_per_idx"), (1, 2, 4, 8, 16, 32)),
+                 "num_elem_per_idx must be 1, 2, 4, 8, 16 or 32"),
+            Rule("NKI202", Le(AttrInt("num_valid_indices"), Lit(4096)),
+                 "at most 4096 indices per core (num_valid_indices)"),
         ),
     ),
     Instruction(
