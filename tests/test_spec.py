@@ -180,6 +180,19 @@ def test_local_gather_sizes() -> None:
     assert _violations("isa.local_gather", bad) == ["NKI202", "NKI202"]
 
 
+def test_tensor_scalar_operators_are_both_bitwise_or_both_arithmetic() -> None:
+    # "The two operators, op0 and op1, in a tensor_scalar instruction must be of the same type (both bitvec or
+    # both arithmetic)"
+    def ops(**attrs) -> list:
+        return _violations("isa.tensor_scalar", FakeBinding({"dst": (128, 64), "data": (128, 64)},
+                                                            {"dst": "int32", "data": "int32"},
+                                                            {"dst": "sbuf", "data": "sbuf"}, attrs))
+    assert ops(op0="bitwise_and", operand0=3, op1="multiply", operand1=128) == ["NKI502"]
+    assert ops(op0="bitwise_and", operand0=3, op1="left_shift", operand1=7) == []
+    assert ops(op0="bitwise_and", operand0=3, op1=None) == []
+    assert ops(op0="maximum", operand0=0, op1="minimum", operand1=384) == []
+
+
 def test_target_constants() -> None:
     assert spec.get_target("trn1").sbuf_bytes_per_partition == 192 * 1024
     assert spec.get_target("gen3").name == "trn2"

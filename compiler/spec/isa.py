@@ -323,6 +323,9 @@ INSTRUCTIONS = (
             Rule("NKI502", Implies(Any_((AttrIn("op0", BITVEC_OPS), AttrIn("op1", BITVEC_OPS))),
                                    All((DtypeIn("data", INT_DTYPES), DtypeIn("dst", INT_DTYPES)))),
                  "bitwise ops need integer data and dst"),
+            Rule("NKI502", Implies(All((Present("op1"), Any_((AttrIn("op0", BITVEC_OPS), AttrIn("op1", BITVEC_OPS))))),
+                                   All((AttrIn("op0", BITVEC_OPS), AttrIn("op1", BITVEC_OPS)))),
+                 "op0 and op1 must both be bitwise or both arithmetic"),
         ) + _alu_ops("op0", "op1"),
     ),
     Instruction(

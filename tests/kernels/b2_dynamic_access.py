@@ -44,12 +44,12 @@ def scalar_offset_from_the_input(A, idx):
 
 @nki.jit
 def scalar_offset_clamped(A, idx):
-    # The same offset, clamped to 3 rows of 128 by a min: in bounds.
+    # The same offset, clamped to rows 0..384 by a max and a min: in bounds.
     assert A.shape == (512, 512) and idx.shape == (1, 1)
     raw = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
     nisa.dma_copy(dst=raw, src=idx)
     batch_idx = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
-    nisa.tensor_scalar(dst=batch_idx, data=raw, op0=nl.bitwise_and, operand0=3, op1=nl.multiply, operand1=128)
+    nisa.tensor_scalar(dst=batch_idx, data=raw, op0=nl.maximum, operand0=0, op1=nl.minimum, operand1=384)
     result = nl.ndarray((128, 256), A.dtype, buffer=nl.shared_hbm)
     nisa.dma_copy(src=A.ap(pattern=[[512, 128], [1, 256]], offset=0, scalar_offset=batch_idx, indirect_dim=0),
                   dst=result[...])

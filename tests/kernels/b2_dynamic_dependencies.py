@@ -16,7 +16,7 @@ def scatter_rows_by_index(x, idx):
         raw = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
         nisa.dma_copy(dst=raw, src=idx[i:i + 1, :])
         row = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
-        nisa.tensor_scalar(dst=row, data=raw, op0=nl.bitwise_and, operand0=3, op1=nl.multiply, operand1=128)
+        nisa.tensor_scalar(dst=row, data=raw, op0=nl.maximum, operand0=0, op1=nl.minimum, operand1=384)
         t = nl.ndarray((128, 256), x.dtype, buffer=nl.sbuf)
         nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, :])
         nisa.dma_copy(dst=out.ap(pattern=[[256, 128], [1, 256]], offset=0,  # expect: NKI401 warning
@@ -32,7 +32,7 @@ def scatter_rows_by_index_in_place(x, idx):
     raw = nl.ndarray((4, 1), nl.int32, buffer=nl.sbuf)
     nisa.dma_copy(dst=raw, src=idx)
     rows = nl.ndarray((4, 1), nl.int32, buffer=nl.sbuf)
-    nisa.tensor_scalar(dst=rows, data=raw, op0=nl.bitwise_and, operand0=3, op1=nl.multiply, operand1=128)
+    nisa.tensor_scalar(dst=rows, data=raw, op0=nl.maximum, operand0=0, op1=nl.minimum, operand1=384)
     for i in nl.affine_range(4):
         t = nl.ndarray((128, 256), x.dtype, buffer=nl.sbuf)
         nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, :])
@@ -49,7 +49,7 @@ def blocks_shifted_by_one_index(x, idx):
     raw = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
     nisa.dma_copy(dst=raw, src=idx)
     base = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
-    nisa.tensor_scalar(dst=base, data=raw, op0=nl.bitwise_and, operand0=3, op1=nl.multiply, operand1=128)
+    nisa.tensor_scalar(dst=base, data=raw, op0=nl.maximum, operand0=0, op1=nl.minimum, operand1=384)
     for i in nl.affine_range(4):
         t = nl.ndarray((128, 256), x.dtype, buffer=nl.sbuf)
         nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, :])
