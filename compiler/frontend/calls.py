@@ -111,19 +111,6 @@ MAX_ENUM_CHOICE = 16  # members of an enum an input may be (a larger enum's inpu
 
 class CallsMixin:
     # ------------------------------------------------------------------ calling
-    def _builtin_on_both(self, fn: V.Builtin, args: list, i: int, kwargs: dict, node: ast.AST | None) -> Any:
-        """A pure builtin (`enumerate(outs)`) of one of two lists of different lengths: its result on each, as
-        `f(a) if c else f(b)`."""
-        phi = args[i]
-        sides = []
-        for cond, side in ((phi.cond, phi.a), (E.bnot(phi.cond), phi.b)):
-            self.frame.pc.append(cond)
-            try:
-                sides.append(self.call_value(fn, args[:i] + [side] + args[i + 1:], kwargs, node))
-            finally:
-                self.frame.pc.pop()
-        return self.merge(phi.cond, sides[0], sides[1])
-
     def call_value(self, fn: Any, args: list, kwargs: dict, node: ast.AST | None) -> Any:
         if isinstance(fn, V.FunctionVal):
             return self.invoke(fn, args, kwargs, node)
@@ -135,7 +122,9 @@ class CallsMixin:
             if fn.name in SPLIT_BUILTINS:
                 for i, a in enumerate(args):
                     if isinstance(a, V.Phi) and self._lengths_differ(a):
-                        return self._builtin_on_both(fn, list(args), i, kwargs, node)
+                        # `enumerate(outs)` of one of two lists of different lengths: on each, under its condition
+                        return self._on_phi(a, lambda side, i=i: self.call_value(fn, [*args[:i], side, *args[i + 1:]],
+                                                                                 kwargs, node))
             return fn.fn(self, list(args), kwargs, node)
         if isinstance(fn, V.ClassVal):
             return self.instantiate(fn, list(args), kwargs, node)

@@ -1174,7 +1174,7 @@ class ControlMixin:
             it = self.eval(gens[0].iter) if first is V.MISSING else first
             if isinstance(it, V.Phi) and self._lengths_differ(it):
                 # over one of two lists of different lengths: a list made on each side, as `a if c else b`
-                return self._comprehension_on_both(node, it, saved)
+                return self._on_phi(it, lambda seq: self.comprehension(node, seq))
             if len(gens) == 1 and not gens[0].ifs and not isinstance(node, ast.DictComp):
                 seq = self._symbolic_iter(it)
                 if seq is not None:
@@ -1225,17 +1225,6 @@ class ControlMixin:
             self.close_loop(loop)
         k = self.fresh_seq_var()
         return V.PyList(self.heap, [], V.SymSeq(k, length, self.subst_value(value, {var: k})))
-
-    def _comprehension_on_both(self, node: Any, it: V.Phi, saved: dict) -> Any:
-        sides = []
-        for cond, seq in ((it.cond, it.a), (E.bnot(it.cond), it.b)):
-            self.frame.pc.append(cond)
-            try:
-                sides.append(self.comprehension(node, seq))
-            finally:
-                self.frame.pc.pop()
-                self.frame.locals.update(saved)
-        return self.merge(it.cond, sides[0], sides[1])
 
     def _comp_items(self, node: Any, gens: list, i: int, out: list, first: Any = V.MISSING) -> list:
         if i == len(gens):
