@@ -605,8 +605,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
                 # its place has only its annotated fields (`sbm: Optional[SbufManager]` has none), so what its
                 # methods read would be unknown
                 raise V.GivenRetry(tested[0], ir.GIVEN_NONE_FAILS) from None
-            settled = interp._exact_params | interp._rank_confirmed | interp._no_soft | set(
-                getattr(interp, "_rank_split", ()))
+            settled = interp.rank_settled()
             observed = [(p, r) for p, r in interp._rank_observed.items() if p not in settled and r < 8]
             if observed and not interp._no_retry:
                 # every path fails after the code took the length of a shape whose rank is a guess: a larger rank

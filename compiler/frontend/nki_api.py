@@ -620,7 +620,7 @@ class NkiMixin:
         if self._no_retry or self.kb is None:
             return
         guessed = self._guessed_ranks
-        settled = self._exact_params | self._rank_confirmed | self._no_soft | set(getattr(self, "_rank_split", ()))
+        settled = self.rank_settled()
         for role, tv in views.items():
             param = guessed.get(tv.tensor.id)
             rank, full = len(tv.shape), len(tv.tensor.shape)

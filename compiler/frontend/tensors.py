@@ -239,6 +239,11 @@ class TensorMixin:
             self.kb.assume(E.bor(E.eq(s, 1), E.eq(s, 2), E.eq(s, 4)), None, "dtype")
         return s
 
+    def rank_settled(self) -> set:
+        """Inputs whose rank a soft hint may no longer move: stated exactly, agreed with by a use, contradicted
+        after a hint, or split by rank."""
+        return self._exact_params | self._rank_confirmed | self._no_soft | set(getattr(self, "_rank_split", ()))
+
     def rank_mismatch(self, param: str, rank: int, at_least: bool = False) -> None:
         """An input whose rank was guessed is used with rank `rank` (or at least `rank`): analyse again with
         that rank, or, when the kernel uses it with different ranks on different paths (one analysis per rank),
@@ -686,9 +691,8 @@ def _reshape_rank_hint(it: Any, tv: V.TensorVal, new_total: E.IntLike, c: E.BExp
     param = it._guessed_ranks.get(tv.tensor.id)
     if param is None:
         return
-    settled = it._exact_params | it._rank_confirmed | it._no_soft | set(getattr(it, "_rank_split", ()))
     full = tuple(E.lift(d) for d in tv.tensor.shape)
-    if param in settled or tuple(E.lift(d) for d in tv.shape) != full or tv.view.offset != E.ZERO:
+    if param in it.rank_settled() or tuple(E.lift(d) for d in tv.shape) != full or tv.view.offset != E.ZERO:
         return
     if it.decide(c) is True:
         return
