@@ -105,6 +105,7 @@ class KernelBuilder:
         self.complete = True
         self._issue_keys: set = set()
         self._edits = 0  # changes to symbols and assumptions other than appends (for `facts_key`)
+        self.itemsizes: dict = {}  # unknown input dtype -> the symbol of its item size (TensorMixin.itemsize_of)
         self._facts_key: tuple | None = None
 
     # ------------------------------------------------------------------ speculation
@@ -234,6 +235,6 @@ class KernelBuilder:
             assumptions=tuple(self.assumptions), grid=self.grid, target=self.target, complete=self.complete,
             target_origin=self.target_origin, given=given, given_why=given_why, placeholders=placeholders,
             chosen=chosen,
-            runtime_reads=tuple((sym, loops, source, getattr(self, "dyn_index", {}).get(sym, frozenset()))
-                                for sym, source, loops, _label in getattr(self, "dyn_uses", ())),
+            runtime_reads=tuple((sym, loops, source, index)
+                                for sym, source, loops, _label, index in getattr(self, "dyn_uses", ())),
         )

@@ -85,9 +85,10 @@ class ContentsMixin:
         s = self.fresh_int(label, "register", lo, hi)
         if self.kb is not None:
             self._state()
-            self.kb.dyn_uses.append((s, self._source_key(source), tuple(self.kb.loop_stack), label))
-            if isinstance(source, V.TensorVal):  # which element is read: a loop's index there reads one per iteration
-                self.kb.__dict__.setdefault("dyn_index", {})[s] = frozenset(E.free_syms(E.lift(source.view.offset)))
+            # (the symbols of the element read: a loop's index there reads one value per iteration)
+            index = frozenset(E.free_syms(E.lift(source.view.offset))) if isinstance(source, V.TensorVal) else \
+                frozenset()
+            self.kb.dyn_uses.append((s, self._source_key(source), tuple(self.kb.loop_stack), label, index))
         return s
 
     def _source_key(self, source: Any) -> tuple:
@@ -315,7 +316,7 @@ class ContentsMixin:
         self._widen(loop_id)
         kb = self.kb
         index = {info.sym: n for n, info in enumerate(kb.symbols)}
-        for sym, (kind, key), loops, _label in kb.dyn_uses:
+        for sym, (kind, key), loops, _label, _index in kb.dyn_uses:
             if loop_id not in loops or sym not in index:
                 continue
             rng = kb.reg_ranges.get(key, UNKNOWN) if kind == "reg" else kb.contents.get(key, UNKNOWN)

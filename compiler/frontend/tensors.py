@@ -232,10 +232,9 @@ class TensorMixin:
             return D.size_bytes(dt)
         if self.kb is None or not dt or not dt.startswith("?") or len(dt) < 2:
             return self.fresh_int("<itemsize>", "unknown", 1, 9)
-        memo = self.kb.__dict__.setdefault("itemsizes", {})
-        s = memo.get(dt)
+        s = self.kb.itemsizes.get(dt)
         if s is None:
-            s = memo[dt] = self.kb.new_sym(f"itemsize({dt[1:]})", "shape", 1, 5)
+            s = self.kb.itemsizes[dt] = self.kb.new_sym(f"itemsize({dt[1:]})", "shape", 1, 5)
             self.kb.assume(E.bor(E.eq(s, 1), E.eq(s, 2), E.eq(s, 4)), None, "dtype")
         return s
 
