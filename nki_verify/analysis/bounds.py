@@ -19,7 +19,8 @@ from .engine import KernelAnalysis, Obligation
 RUNTIME_ROLES = frozenset({"register"})  # values read at run time
 
 
-def _runtime_syms(ka: KernelAnalysis, e: object) -> list:
+def runtime_syms(ka: KernelAnalysis, e: object) -> list:
+    """The values read at run time (registers, indices held in tensors) that `e` depends on."""
     return [s for s in E.free_syms(e) if ka.info.get(s) is not None and ka.info[s].role in RUNTIME_ROLES]
 
 
@@ -60,7 +61,7 @@ def subscript_obligations(ka: KernelAnalysis) -> list:
 def _as_runtime(ka: KernelAnalysis, ob: Obligation, skipped: bool) -> Obligation | None:
     """An index that involves a runtime value is NKI102: skipped under oob_mode.skip, a warning naming the
     value when nothing the kernel wrote bounds it."""
-    syms = _runtime_syms(ka, ob.goal)
+    syms = runtime_syms(ka, ob.goal)
     if not syms:
         return ob
     if skipped:
@@ -150,7 +151,7 @@ def _pattern(ka: KernelAnalysis, t: ir.Tensor, sub: ir.Subscript, facts: tuple, 
         ]
     out = []
     for ob in obs:
-        if _runtime_syms(ka, ob.goal) and skipped:
+        if runtime_syms(ka, ob.goal) and skipped:
             continue
         out.append(_as_runtime(ka, ob, False))
     return out

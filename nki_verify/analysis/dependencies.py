@@ -16,6 +16,7 @@ from compiler import ir
 
 from ..diagnostics import Fix, Note, TextEdit
 from .accesses import covers_whole, inner_loops, same_element, side
+from .bounds import runtime_syms
 from .engine import KernelAnalysis, Obligation, location
 
 ACCUMULATING = frozenset({"isa.nc_matmul", "isa.nc_matmul_mx", "language.matmul"})
@@ -52,6 +53,7 @@ def dependency_obligations(ka: KernelAnalysis) -> list:
                 if lp.id in t.loops or op.access is None or op.access.dynamic and not _runtime_in(ka, op.access):
                     continue
                 by_tensor.setdefault(t.id, []).append((n, ins, op))
+        per_iteration = _read_per_iteration(k, lp) if k.runtime_reads else set()
         for tid, accesses in by_tensor.items():
             t = k.tensors[tid]
             if not any(_writes(op) for _, _, op in accesses):
@@ -60,7 +62,7 @@ def dependency_obligations(ka: KernelAnalysis) -> list:
             if reuse is not None:
                 out.append(reuse)
                 continue
-            out.extend(_pairs(ka, lp, t, accesses))
+            out.extend(_pairs(ka, lp, t, accesses, per_iteration))
     return out
 
 
@@ -98,9 +100,7 @@ def _reused_buffer(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, accesses: list
 def _runtime_in(ka: KernelAnalysis, acc: ir.Access) -> list:
     """The values read at run time an access's address depends on (empty when its dynamic part is not one the
     analysis sees: such an access is left out of the pairs, as before)."""
-    exprs = [acc.offset] + [x for d in acc.dims for x in d]
-    return [s for e in exprs for s in E.free_syms(e)
-            if ka.info.get(s) is not None and ka.info[s].role == "register"]
+    return [s for e in [acc.offset] + [x for d in acc.dims for x in d] for s in runtime_syms(ka, e)]
 
 
 def _read_per_iteration(k: ir.Kernel, lp: ir.Loop) -> set:
@@ -133,7 +133,7 @@ def _ancestors(k: ir.Kernel, lp: ir.Loop) -> set:
     return out
 
 
-def _pairs(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, accesses: list) -> list:
+def _pairs(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, accesses: list, per_iteration: set) -> list:
     k = ka.k
     out = []
     seen: set = set()
@@ -147,11 +147,13 @@ def _pairs(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, accesses: list) -> lis
             if key in seen:
                 continue
             seen.add(key)
-            out.append(_pair_obligation(ka, lp, t, (na, ia, oa), (nb, ib, ob)))
+            out.append(_pair_obligation(ka, lp, t, (na, ia, oa), (nb, ib, ob), per_iteration))
     return out
 
 
-def _pair_obligation(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, a: tuple, b: tuple) -> Obligation:
+def _pair_obligation(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, a: tuple, b: tuple,
+                     per_iteration: set) -> Obligation:
+    """`per_iteration`: the runtime values each iteration of `lp` reads for itself (`_read_per_iteration`)."""
     k = ka.k
     loops = {x.id: x for x in k.loops}
     (_, ia, oa), (_, ib, ob) = a, b
@@ -159,9 +161,9 @@ def _pair_obligation(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, a: tuple, b:
     per_b = {loops[lid].var for lid in inner_loops(k, ib, lp.id)}
     # a value read at run time inside the loop (an index loaded per iteration) is its own in each iteration:
     # both may hold anything the reads allow, equal or not
-    runtime = _read_per_iteration(k, lp) & set(_runtime_in(ka, oa.access) + _runtime_in(ka, ob.access))
-    per_a |= runtime
-    per_b |= runtime
+    runtime = _runtime_in(ka, oa.access) + _runtime_in(ka, ob.access)
+    per_a |= per_iteration & set(runtime)
+    per_b |= per_iteration & set(runtime)
     sa = side(k, ia, oa, "_1", per_a, ka.info, ka.uids)
     sb = side(k, ib, ob, "_2", per_b, ka.info, ka.uids)
     i1, i2 = sa.mapping[lp.var], sb.mapping[lp.var]
@@ -180,7 +182,7 @@ def _pair_obligation(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, a: tuple, b:
         "in NKI Beta 2 affine_range is an alias of range, but its name claims iterations are independent"
     msg = f"{what}: a loop-carried dependency ({kind})"
     floor = None if lp.dialect == ir.B1 else "warning"
-    dynamic = sorted({ka.names(s) for s in _runtime_in(ka, oa.access) + _runtime_in(ka, ob.access)})
+    dynamic = sorted({ka.names(s) for s in runtime})
     if dynamic:
         # which element is written depends on values only the run knows: iterations whose values coincide
         msg += (f"; it depends on the runtime value {', '.join(dynamic)}: unless the values the iterations read "
