@@ -264,15 +264,20 @@ def _replace_phi_leaf(v: Any, obj: Any, new: Any) -> Any:
 class ControlMixin:
     # ------------------------------------------------------------------ if
     def exec_if(self, st: ast.If) -> None:
-        c = self.truth(self.eval(st.test))
-        if isinstance(c, bool):
-            self.exec_block(st.body if c else st.orelse)
-            return
-        d = self.decide(c)
+        self.branch_on(self.truth(self.eval(st.test)), st.body, st.orelse)
+
+    def branch_on(self, c: E.BExpr | bool, body: list | Callable, orelse: list | Callable) -> None:
+        """`body` where `c` holds and `orelse` where it does not (statements, or a function to call): the side
+        the path settles, else both (`symbolic_branch`)."""
+        d = c if isinstance(c, bool) else self.decide(c)
         if d is not None:
-            self.exec_block(st.body if d else st.orelse)
+            chosen = body if d else orelse
+            if callable(chosen):
+                chosen()
+            else:
+                self.exec_block(chosen)
             return
-        self.symbolic_branch(c, st.body, st.orelse)
+        self.symbolic_branch(c, body, orelse)
 
     def symbolic_branch(self, c: E.BExpr, body: list | Callable, orelse: list | Callable) -> None:
         f = self.frame
@@ -355,14 +360,6 @@ class ControlMixin:
         for obj, s1, s2, before, exc in unmerged:
             if not self._split_list(c, obj, s1, s2, before):
                 self.not_understood(exc.message, self.current_stmt)
-
-    def _on_both(self, c: E.BExpr, first: Callable, second: Callable) -> None:
-        """`first()` where `c` holds and `second()` where it does not, as for `if c: ... else: ...`."""
-        d = c if isinstance(c, bool) else self.decide(c)
-        if d is not None:
-            (first if d else second)()
-            return
-        self.symbolic_branch(c, first, second)
 
     @staticmethod
     def _lengths_differ(v: V.Phi) -> bool:
@@ -492,7 +489,7 @@ class ControlMixin:
             return
         if isinstance(it, V.Phi) and self._lengths_differ(it):
             # one of two lists of different lengths (items appended under a condition): the loop runs on each
-            self._on_both(it.cond, lambda: self.for_over(st, it.a), lambda: self.for_over(st, it.b))
+            self.branch_on(it.cond, lambda: self.for_over(st, it.a), lambda: self.for_over(st, it.b))
             return
         items = self.iterate_known(it, st.iter)
         if len(items) > self.options.unroll_limit * 4:
