@@ -1096,3 +1096,29 @@ def test_a_check_undecided_in_one_context_and_found_in_another_is_shown_once() -
     assert found in out and alone in out and undecided not in out
     assert [d.code for d in out if d.location == here] == ["NKI102", "NKI901"]
     assert "reaches before the start" in [d for d in out if d.location == here and d.code == "NKI901"][0].message
+
+
+def test_a_name_nothing_in_the_file_binds_is_an_error_unless_a_star_import_may_bind_it() -> None:
+    body = """
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+        {extra}
+
+        @nki.jit
+        def k(x):
+            assert x.shape == (128, 512)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            nisa.dma_copy(dst=out, src=x[0:128, 0:width])
+            return out
+    """
+    (d,) = verify_source(src(body.format(extra="")), "/tmp/k.py")
+    assert (d.code, d.severity, d.line) == ("NKI608", "error", 10)
+    assert "'width'" in d.message
+    # a star import (or a write through globals()) may bind it: not judged, said not understood instead
+    for extra in ("from os.path import *", "globals()['width'] = 512"):
+        codes = {d.code for d in verify_source(src(body.format(extra=extra)), "/tmp/k.py")}
+        assert "NKI608" not in codes and "NKI902" in codes, (extra, codes)
+    # bound anywhere in the file (here as another function's parameter): not judged either
+    codes = {d.code for d in verify_source(src(body.format(extra="def f(width): return width")), "/tmp/k.py")}
+    assert "NKI608" not in codes

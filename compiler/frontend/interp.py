@@ -10,7 +10,9 @@ diagnostic at its span (in kernel code) and leaves the assigned names unknown.
 from __future__ import annotations
 
 import ast
+import builtins
 import itertools
+import os
 from typing import Any, Callable
 
 from .. import expr as E
@@ -304,18 +306,27 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             return ns[name]
         if name in BUILTINS:
             return BUILTINS[name]
+        if self.kb is not None and _undefined_in_file(name, self.parsed.get(f.module.path)):
+            self.lint("NKI608", f"name {name!r} is not defined: nothing in {os.path.basename(f.module.path)} binds "
+                                f"it and it is not a builtin, so tracing raises NameError here", node,
+                      severity="warning" if self._path_beyond_assumptions() else None)
+            self.abort_path(node, "undefined")
         raise V.NotUnderstood(f"name {name!r} is not defined (or comes from a construct that was not understood)",
                               node)
+
+    def _path_beyond_assumptions(self) -> set:
+        """The conditions of the current path besides what the kernel asserts of its inputs: empty when every
+        launch gets here."""
+        if self.kb is None:
+            return set()
+        return _conjuncts(self.path_cond()) - _conjuncts(E.band(*(a.cond for a in self.kb.assumptions)))
 
     def _unbound_local(self, name: str, f: Frame, node: ast.AST | None) -> None:
         """`name` is assigned somewhere in the function, so Python makes it local to it, and no path the
         analysis followed to here assigned it (a branch on a symbolic value assigns for both sides; a
         statement not understood assigns unknowns): tracing raises UnboundLocalError here (NKI607)."""
         where = sorted(local_names(f.func.node)[name])
-        # every launch gets here unless the path has conditions besides what the kernel asserts of its inputs
-        path: set = set()
-        if self.kb is not None:
-            path = _conjuncts(self.path_cond()) - _conjuncts(E.band(*(a.cond for a in self.kb.assumptions)))
+        path = self._path_beyond_assumptions()
         self.lint("NKI607", f"{name!r} is assigned in {f.func.name}() (line{'s' if len(where) > 1 else ''} "
                             f"{', '.join(map(str, where[:3]))}) but not on this path: tracing raises "
                             f"UnboundLocalError here", node, severity="warning" if path else None)
@@ -828,6 +839,44 @@ def local_names(fn: ast.AST) -> dict:
     names = {k: v for k, v in binding_lines(body).items() if k not in declared and k not in params}
     fn._nki_local_names = names
     return names
+
+
+MODULE_DUNDERS = frozenset({"__name__", "__file__", "__doc__", "__spec__", "__loader__", "__package__",
+                            "__builtins__", "__path__", "__dict__", "__annotations__", "__cached__", "__debug__"})
+
+
+def _undefined_in_file(name: str, pm: Any) -> bool:
+    """Nothing in the module's file binds `name` in any scope (assignment, parameter, def, class, import, loop or
+    with target, except clause, match capture, global statement), the file has no star import, and `name` is
+    not a Python builtin: reading it raises NameError whatever runs before."""
+    if pm is None or pm.tree is None or name in MODULE_DUNDERS or hasattr(builtins, name):
+        return False
+    bound = getattr(pm.tree, "_nki_bound_anywhere", None)
+    if bound is None:
+        bound = set()
+        for n in ast.walk(pm.tree):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                bound.add(n.id)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(n.name)
+            elif isinstance(n, ast.arg):
+                bound.add(n.arg)
+            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                for a in n.names:
+                    bound.add("*" if a.name == "*" else (a.asname or a.name).split(".")[0])
+            elif isinstance(n, (ast.Global, ast.Nonlocal)):
+                bound.update(n.names)
+            elif isinstance(n, ast.ExceptHandler) and n.name:
+                bound.add(n.name)
+            elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+                bound.add(n.name)
+            elif isinstance(n, ast.MatchMapping) and n.rest:
+                bound.add(n.rest)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("globals", "exec",
+                                                                                           "eval", "vars"):
+                bound.add("*")  # the module may bind names through its namespace dict
+        pm.tree._nki_bound_anywhere = bound
+    return "*" not in bound and name not in bound
 
 
 def _target_names(t: ast.AST) -> list:

@@ -1,5 +1,5 @@
-"""Beta-2 language subset (NKI601, NKI602, NKI604, NKI605, NKI606) and names read where nothing assigned them
-(NKI607), each with its clean twin."""
+"""Beta-2 language subset (NKI601, NKI602, NKI604, NKI605, NKI606), names read where nothing assigned them
+(NKI607) and names nothing in the file defines (NKI608), each with its clean twin."""
 from dataclasses import dataclass
 
 import neuronxcc.nki.language as old_nl
@@ -230,4 +230,45 @@ def width_assigned_after_its_use(x):
     nisa.dma_copy(dst=t[0:128, 0:width], src=x[0:128, 0:width])  # expect: NKI607 error
     width = 512
     nisa.dma_copy(dst=out[0:128, 0:width], src=t[0:128, 0:width])
+    return out
+
+
+def _store_rows(out, t, rows):
+    nisa.dma_copy(dst=out[0:rows, 0:512], src=t[0:rows, 0:512])
+
+
+def _store_rows_misspelt(out, t, rows):
+    nisa.dma_copy(dst=out[0:rows, 0:512], src=t[0:row, 0:512])  # noqa: F821  # expect: NKI608 error
+
+
+@nki.jit
+def copy_through_a_helper(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    _store_rows(out, t, 128)
+    return out
+
+
+@nki.jit
+def copy_through_a_helper_with_a_typo(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    _store_rows_misspelt(out, t, 128)
+    return out
+
+
+@nki.jit
+def copy_with_a_typo_on_one_branch(x, transpose_first: bool):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    if transpose_first:
+        nisa.dma_copy(dst=out, src=tile)  # noqa: F821  # expect: NKI608 warning
+    else:
+        nisa.dma_copy(dst=out, src=t)
     return out
