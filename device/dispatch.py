@@ -279,8 +279,16 @@ def _allocation(call: Call) -> NkiTensor:
     if name == "shared_identity_matrix":
         n = int(call.get("n"))
         dname = DT.dtype_name(call.get("dtype") or "uint8")
-        st = prog.allocate(_alloc_name(call), "sbuf", dname, (n, n), kind="ndarray", site=call.site)
-        return full_view(st)
+        buffer = decl.result.buffer_in(call.dialect)
+        if buffer == "sbuf":
+            st = prog.allocate(_alloc_name(call), buffer, dname, (n, n), kind="ndarray", site=call.site)
+            return full_view(st)
+        # Beta 1: a constant in shared HBM, like shared_constant (in the binary before any program runs)
+        st = prog.allocate(_alloc_name(call), buffer, dname, (n, n), kind="const", site=call.site)
+        view = full_view(st)
+        view.write(st.data, DT.cast(np.eye(n), dname))
+        view.mark_written()
+        return view
     raw = call.get("shape") if name not in ("zeros_like", "empty_like") else call.tensor("x").shape
     shape, par_dim = _shape_and_par_dim(raw)
     buffer = _result_buffer(call, decl.result.buffer)
@@ -368,6 +376,8 @@ def result_shape(call: Call, rule: tuple) -> tuple:
         return _shape_and_par_dim(call.get(rule[1]))[0]
     if kind == "partitions_and":
         return (t.shape[0], rule[2])
+    if kind == "bounds":
+        return (t.shape[0], 2) + tuple(t.shape[1:])
     if kind == "partition_reduce":
         return (1,) + tuple(t.shape[1:])
     if kind == "grid":

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from compiler.spec.isa import REORDERABLE_OPS
+
 from . import dtypes as DT
 from . import ops as O
 from .calls import Call
@@ -223,27 +225,36 @@ def mx(call: Call) -> None:
 # ----------------------------------------------------------------------------- element-wise
 
 
-def _free(call: Call, role: str, like: View | None = None) -> np.ndarray:
+def _free(call: Call, role: str, like: View | None = None, acc: bool = False) -> np.ndarray:
     t = call.tensor(role)
-    v = call.read(role)
+    v = call.read(role, acc=acc)
     return _rows(v, t.shape[0])
 
 
-def _arith_in(call: Call, role: str) -> np.ndarray:
-    v = _free(call, role)
+def _arith_in(call: Call, role: str, acc: bool = False) -> np.ndarray:
+    v = _free(call, role, acc=acc)
     return v if O.is_int_array(v) else DT.to_f32(v)
 
 
 @semantics("isa.tensor_tensor")
 def tensor_tensor(call: Call) -> None:
     op = O.as_op(call.get("op"))
-    a, b = _arith_in(call, "data1"), _arith_in(call, "data2")
     dst = call.tensor("dst")
+    # Beta 2 runs affine_range iterations in order: `dst = dst op x` with an op whose order does not matter is an
+    # accumulation, which commutes with the same accumulation of another iteration (as `t[...] += v` does)
+    acc = call.dialect == "beta2" and op.spec_name in REORDERABLE_OPS and any(
+        _same_view(call.tensor(r), dst) for r in ("data1", "data2") if isinstance(call.bound.get(r), View))
+    a, b = (_arith_in(call, r, acc and _same_view(call.tensor(r), dst)) for r in ("data1", "data2"))
     if call.mask is None and op.kind == "arith" and a.dtype == np.float32 and b.dtype == np.float32 and \
             a.shape == b.shape and dst.numel == a.size and len(dst.shape) == 2 and a.shape == dst.shape:
-        if call.program.compute_into(dst, lambda out: O.apply_binary_into(op, a, b, out)):
+        if call.program.compute_into(dst, lambda out: O.apply_binary_into(op, a, b, out), acc=acc):
             return
-    call.write("dst", O.apply_binary(op, a, b))
+    call.write("dst", O.apply_binary(op, a, b), acc=acc)
+
+
+def _same_view(a: View, b: View) -> bool:
+    return a.storage is b.storage and a.shape == b.shape and a.strides == b.strides and a.offset == b.offset and \
+        a.grid is None and b.grid is None
 
 
 def _scalar_stage(op: Any, x: Any, operand: Any, reverse: bool) -> Any:

@@ -113,7 +113,8 @@ def rand(call: Call) -> None:
 
 @semantics("language.shared_identity_matrix")
 def identity(call: Call) -> None:
-    call.write("dst", np.eye(call.tensor("dst").shape[0]))
+    if call.tensor("dst").storage.kind != "const":  # (a Beta-1 constant is written when allocated)
+        call.write("dst", np.eye(call.tensor("dst").shape[0]))
 
 
 @semantics("language.shared_constant")

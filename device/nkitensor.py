@@ -46,13 +46,15 @@ class Buffer:
         return f"nl.{self.spec_name}"
 
     def __eq__(self, other: object) -> bool:
-        return buffer_name(other) == self.spec_name if other is not None else False
+        # nl.hbm is an alias of nl.private_hbm
+        return other is not None and _ALIAS.get(buffer_name(other), "?") == _ALIAS[self.spec_name]
 
     def __hash__(self) -> int:
         return hash(self.spec_name)
 
 
 BUFFERS = {n: Buffer(n) for n in ("sbuf", "psum", "hbm", "private_hbm", "shared_hbm")}
+_ALIAS = {n: "private_hbm" if n == "hbm" else n for n in BUFFERS}
 
 
 def buffer_name(x: Any) -> str | None:
@@ -96,7 +98,13 @@ class NkiTensor(View):
 
     @property
     def buffer(self) -> Buffer:
-        return BUFFERS[self.storage.buffer]
+        st = self.storage
+        if st.kind == "param" and st.buffer in HBM_BUFFERS:
+            # like NKI's simulator: a kernel input is in nl.hbm on one core, in nl.shared_hbm when the launch's
+            # cores share it
+            prog = context.current_or_none()
+            return BUFFERS["shared_hbm" if prog is not None and prog.launch.size > 1 else "hbm"]
+        return BUFFERS[st.buffer]
 
     @property
     def ndim(self) -> int:

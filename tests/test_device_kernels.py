@@ -55,6 +55,12 @@ CASES = {
     "b1_dtype_branches.py": {"stage_as_float32": ([r(128, 512)],),
                              "stage_as_float32_into_a_narrower_view": ([r(128, 512)],)},
     "b1_host_arrays.py": {"first_block": ([r(128, 256)],), "doubled": ([r(128, 512)],)},
+    "b1_sdk_forms.py": {"segment_bounds": ([RNG.integers(0, 4, (1, 64)).astype(np.int32)],),
+                       "segment_bounds_into_one_row": ([RNG.integers(0, 4, (1, 64)).astype(np.int32)],),
+                       "transpose_through_the_identity": ([r(128, 128)],),
+                       "transpose_through_the_identity_not_loaded": ([r(128, 128)],),
+                       "scale_rows": ([r(128, 512), 2.0],),
+                       "scale_rows_by_an_input_in_hbm": ([r(128, 512), r(128, 1)],)},
     "b1_masks.py": {"copy_masked": ([r(300, 64)],), "copy_unmasked": ([r(300, 64)],),
                     "transpose_mgrid": ([r(128, 100)],), "copy_masked_by_its_own_grid": ([r(300, 64)],),
                     "copy_masked_by_its_own_grid_one_row_too_many": ([r(300, 64)],),
@@ -126,6 +132,10 @@ CASES = {
     "b2_targets.py": {"exp_on_default_target": ([r(128, 512)],), "exp_behind_a_hard_condition": (
         [r(128, 512), -80538738812075974, 80435758145817515, 12602123297335631],),
         "normalise_rows_by_the_reciprocal": ([r(128, 512)],), "normalise_rows_by_a_division": ([r(128, 512)],)},
+    "b2_accumulations.py": {"sum_of_blocks": ([r(4, 128, 512)],), "max_of_blocks_into_a_half": ([r(4, 128, 512)],),
+                             "alternating_sum_of_blocks": ([r(4, 128, 512)],),
+                             "sum_into_a_shifted_window": ([r(4, 128, 512)],),
+                             "copy_an_input_asserted_in_hbm": ([r(128, 512), r(128, 512)],)},
     "b2_config_loops.py": {"sum_config_blocks_sequential": ([r(8, 128, 512), BlockConfig(4)],),
                            "sum_config_blocks_affine": ([r(8, 128, 512), BlockConfig(4)],)},
     "b2_dependencies.py": {

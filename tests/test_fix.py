@@ -162,8 +162,8 @@ def test_fix_follows_the_configuration_and_suppressions(tmp_path) -> None:
     p = _cli("--diff", ".", cwd=tmp_path)
     assert p.returncode == 1 and "+    for i in range(8):\n" in p.stdout and "add_buf" not in p.stdout
     text = (tmp_path / "k.py").read_text()
-    suppressed = "data2=t, op=nl.add)  # nki-verify: ignore[NKI401]"
-    (tmp_path / "k.py").write_text(text.replace("data2=t, op=nl.add)  # expect: NKI401 warning", suppressed))
+    suppressed = "data2=acc, op=nl.subtract)  # nki-verify: ignore[NKI401]"
+    (tmp_path / "k.py").write_text(text.replace("data2=acc, op=nl.subtract)  # expect: NKI401 warning", suppressed))
     _cli("--fix", ".", cwd=tmp_path)
     fixed = (tmp_path / "k.py").read_text()
     assert suppressed in fixed and fixed.count("for i in nl.affine_range(8):") == 3  # suppressed: not fixed

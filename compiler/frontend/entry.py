@@ -493,7 +493,7 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
             interp._given.add(g.param)
             interp._given_why[g.param] = g.why
         except V.RankRetry as r:
-            if r.rank < V.KIND_OBJECT or r.rank > 8 or r.param in split:
+            if r.rank < V.KIND_FLOAT or r.rank > 8 or r.param in split:
                 break
             seen = tried.setdefault(r.param, {overrides.get(r.param, 2)})
             if r.soft:
@@ -857,6 +857,8 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
         return kb.new_sym(p.arg, "scalar")
     if forced == V.KIND_OBJECT:
         return _object_param(interp, kb, p)
+    if forced == V.KIND_FLOAT:
+        return V.OPAQUE_FLOAT
     if kind == "int" and p.arg not in evidence:
         return kb.new_sym(p.arg, "scalar")
     if kind == "value" and p.arg not in evidence:

@@ -124,12 +124,25 @@ class NkiMixin:
             if da is not None and db is not None:
                 return da == db
         if isinstance(a, V.BufferVal) and isinstance(b, V.BufferVal):
-            return a.name == b.name
+            return self._buffer_equal(a, b)
         if isinstance(a, V.ApiVal) and isinstance(b, V.ApiVal):
             return a.path == b.path
         if isinstance(a, V.EnumMember) and isinstance(b, V.EnumMember):
             return a == b
         return False
+
+    def _buffer_equal(self, a: V.BufferVal, b: V.BufferVal) -> bool:
+        """`nl.hbm` is an alias of `nl.private_hbm`.  A kernel input's buffer is `hbm` when the launch runs on one
+        core and `shared_hbm` when its cores share the inputs (NKI's simulator): it equals either, so that
+        `assert x.buffer == nl.hbm` and `x.buffer in (nl.hbm, nl.shared_hbm)` hold without splitting the analysis
+        on which launch it is."""
+        def kind(v: V.BufferVal) -> str:
+            return ir.PRIVATE_HBM if v.name == ir.HBM else v.name
+        if a.of_input and b.of_input:
+            return True
+        if a.of_input or b.of_input:
+            return kind(b if a.of_input else a) in ir.HBM_KINDS
+        return kind(a) == kind(b)
 
     # ------------------------------------------------------------------ calls
     def call_api(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
@@ -579,6 +592,11 @@ class NkiMixin:
                 continue
             op = ins.operand(name)
             if op is not None and v is not None:
+                if isinstance(v, V.TensorVal) and op.scalar_ok and v.tensor.kind == "param" and \
+                        ins.module == "isa" and not set(op.buffers) & set(ir.HBM_KINDS):
+                    # an input only guessed to be a tensor, passed where the instruction takes a number or an
+                    # on-chip tile (`imm0=scale`): a number
+                    self.retry_kind(v, V.KIND_FLOAT)
                 tvs = self._operand_tensors(op, v, node)
                 if tvs is None:
                     attrs.append((name, self._attr_value(v)))
@@ -829,6 +847,11 @@ class NkiMixin:
             if t is None:
                 raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
             return (t.shape[0], rule[2])
+        if kind == "bounds":
+            t = self._role_tensor(bound, rule[1])
+            if t is None:
+                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            return (t.shape[0], 2) + tuple(t.shape[1:])
         if kind == "partition_reduce":
             t = self._role_tensor(bound, rule[1])
             if t is None:

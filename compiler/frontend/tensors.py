@@ -112,7 +112,7 @@ class TensorMixin:
                 # an allocation with a dimension below 1 fails while tracing: like a zero divisor, inputs that
                 # make one are not admissible (`(128, n_cols // shards)` needs n_cols >= shards)
                 self.assume(E.ge(E.lift(d), 1), node, "allocation")
-        buffer = self._result_buffer(ins.result.buffer, bound)
+        buffer = self._result_buffer(ins.result.buffer_in(fn.dialect), bound)
         dtype = self._result_dtype(ins.result.dtype, bound)
         address = None
         addr = bound.get("address")
@@ -187,7 +187,7 @@ class TensorMixin:
             dt = tv.dtype
             return V.DTypeVal(dt) if dt else V.DTypeVal(f"?{tv.tensor.name}.dtype")
         if name == "buffer":
-            return V.BufferVal(tv.buffer)
+            return V.BufferVal(tv.buffer, tv.tensor.kind == "param" and tv.buffer in ir.HBM_KINDS)
         if name == "ndim":
             return len(tv.shape)
         if name == "size":

@@ -324,8 +324,11 @@ class DTypeVal(Record):
 
 class BufferVal(Record):
     # name: sbuf | psum | hbm | shared_hbm | private_hbm
-    _fields = ('name',)
+    # of_input: the `.buffer` of a kernel input, which the launch decides: `hbm` on one core, `shared_hbm` when
+    #   the cores of a launch share it (the simulator's LNC2); it compares equal to either
+    _fields = ('name', 'of_input')
     __slots__ = _fields
+    _defaults = {'of_input': False}
 
     @property
     def spec_name(self) -> str:
@@ -482,6 +485,7 @@ class GuessedShape(tuple):
 
 KIND_INT = 0  # RankRetry ranks that re-type a parameter guessed to be a tensor
 KIND_OBJECT = -1
+KIND_FLOAT = -2  # a number passed where an instruction takes a scalar or a tile (`imm0=`, `operand0=`)
 
 
 class RankRetry(Exception):

@@ -22,6 +22,10 @@ BITVEC_OPS = frozenset({"invert", "bitwise_and", "bitwise_or", "bitwise_xor", "l
 # operators the ISA's table of Vector/GpSimd ALU operators does not have (nki.api.shared, "Supported Math
 # Operators for NKI ISA"; the release notes: "Division is not available as a hardware instruction")
 NOT_ALU_OPS = frozenset({"divide", "fmod", "mod"})
+# binary ops whose repeated application to one accumulator gives the same result in any order: a Beta-2
+# `tensor_tensor(dst=acc, data1=acc, data2=x, op=...)` in an affine_range loop is an accumulation, not a race
+REORDERABLE_OPS = frozenset({"add", "multiply", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor",
+                             "logical_and", "logical_or", "logical_xor"})
 
 
 def _alu_ops(*params: str) -> tuple:
@@ -564,6 +568,7 @@ INSTRUCTIONS = (
         "gpsimd", (Operand("dst", W, SBUF_ONLY), Operand("segment_ids", R, SBUF_ONLY)),
         b2=sig("dst, segment_ids, name=None"),
         b1=sig("*, segment_ids, dtype=None"),
+        result=Result(("bounds", "segment_ids"), dtype=("attr", "dtype", "@segment_ids")),
         rules=(Rule("NKI501", Eq(Dim("segment_ids", 0), Lit(1)), "segment_ids must have a single partition"),),
     ),
     Instruction(

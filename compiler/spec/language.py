@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .schema import (
     ANY_BUFFER, ANY_HBM, HBM_OR_SBUF, ON_CHIP, SBUF_ONLY, All, Any_, Dim, Eq, Free, Implies, Instruction, IsTensor, Le,
-    Lit, Numel, Operand, Result, Rule, TargetIn, same_tile, sig,
+    SHARED_HBM, Lit, Numel, Operand, Result, Rule, TargetIn, same_tile, sig,
 )
 
 from .isa import NOT_ALU_OPS
@@ -122,10 +122,12 @@ INSTRUCTIONS = tuple(_binary(n) for n in BINARY) + tuple(_unary(n) for n in UNAR
            ("like", "x"), "allocate an uninitialised tensor shaped like x", dtype=("attr", "dtype", "@x"),
            buffer=("attr", "buffer", "@x")),
     Instruction(
-        "shared_identity_matrix", "language", "an n x n identity matrix in SBUF", "none",
-        (Operand("dst", W, SBUF_ONLY),),
+        "shared_identity_matrix", "language",
+        "an n x n identity matrix in SBUF (Beta 1: a constant in shared HBM, like shared_constant, that the kernel "
+        "loads)", "none",
+        (Operand("dst", W, SBUF_ONLY, buffers_b1=frozenset({SHARED_HBM})),),
         b2=sig("n, dtype=uint8, dst=None"), b1=sig("n, dtype=np.uint8, **kwargs"),
-        result=Result(("square", "n"), dtype=("attr", "dtype", "uint8")), kind="alloc",
+        result=Result(("square", "n"), dtype=("attr", "dtype", "uint8"), buffer_b1=SHARED_HBM), kind="alloc",
     ),
     Instruction(
         "shared_constant", "language", "a constant array baked into the binary (shared HBM)", "none",

@@ -640,14 +640,19 @@ class Result(Record):
     shape: ("like", role) | ("broadcast", role, role) | ("reduce", role, axis_attr, keep_attr)
            | ("transpose", role) | ("matmul", stationary, moving) | ("nl_matmul", x, y, transpose_attr)
            | ("attr", name) | ("partitions_and", role, n) | ("grid", attr)
+           | ("bounds", role): (P, 2, free...) of the role's (P, free...) (start and end rows)
     buffer: a buffer name, or ("attr", name, default)
     dtype:  a dtype name, or ("attr", name, fallback-role-or-dtype)
     """
 
     # role: the operand role the new tile fills
-    _fields = ('shape', 'buffer', 'dtype', 'role')
+    # buffer_b1: the Beta-1 form's buffer when it differs
+    _fields = ('shape', 'buffer', 'dtype', 'role', 'buffer_b1')
     __slots__ = _fields
-    _defaults = {'buffer': SBUF, 'dtype': ("attr", "dtype", "@x"), 'role': "dst"}
+    _defaults = {'buffer': SBUF, 'dtype': ("attr", "dtype", "@x"), 'role': "dst", 'buffer_b1': None}
+
+    def buffer_in(self, dialect: str) -> Any:
+        return self.buffer_b1 if dialect == "beta1" and self.buffer_b1 is not None else self.buffer
 
 
 class Instruction(Record):

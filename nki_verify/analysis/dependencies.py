@@ -3,7 +3,9 @@
 For every pair of accesses to the same tensor inside an `affine_range` loop, at least one a write, the
 solver looks for two different iterations i != j (with their own copies of every inner loop index and
 index-grid variable) in which the two accesses touch the same element of the same tensor instance.
-Accumulation into PSUM by matmul (`nc_matmul`, `+=` of a matmul result) is the documented exception.
+Accumulation into PSUM by matmul (`nc_matmul`, `+=` of a matmul result) is the documented exception; in Beta 2,
+where iterations run in order, so is `nisa.tensor_tensor(dst=acc, data1=acc, data2=x, op=nl.add)` (the Beta-2
+spelling of `acc += x`, as in the SDK's Mamba example) with an associative, commutative op.
 
 A buffer allocated outside the loop that each iteration first overwrites completely only serialises
 the iterations (false dependencies): that is NKI403, with the fix of allocating it inside the loop.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from compiler import expr as E
 from compiler import ir
+from compiler.spec.isa import REORDERABLE_OPS
 
 from ..diagnostics import Fix, Note, TextEdit
 from .accesses import covers_whole, inner_loops, same_element, side
@@ -22,13 +25,20 @@ from .engine import KernelAnalysis, Obligation, location
 ACCUMULATING = frozenset({"isa.nc_matmul", "isa.nc_matmul_mx", "language.matmul"})
 
 
-def _is_psum_accumulation(k: ir.Kernel, ins: ir.Instr, op: ir.Operand) -> bool:
-    """An associative accumulation the compiler reorders: matmul into PSUM, `t[...] += v`, nl.loop_reduce."""
-    if op.role != "dst":
-        return False
-    if ins.op == "language.__assign__" and ins.attr("accumulate") is not None:
-        return True
-    return ins.op in ACCUMULATING and k.tensors[op.tensor].buffer == ir.PSUM
+def _accumulation(k: ir.Kernel, ins: ir.Instr, op: ir.Operand) -> str | None:
+    """The reduction an access takes part in, when it is an associative accumulation whose order does not
+    matter: matmul into PSUM, `t[...] += v`, nl.loop_reduce, and in Beta 2 a tensor_tensor whose dst is one of
+    its own data operands (dst and that operand both)."""
+    if op.role == "dst" and ins.op == "language.__assign__" and ins.attr("accumulate") is not None:
+        return "reorderable"
+    if op.role == "dst" and ins.op in ACCUMULATING and k.tensors[op.tensor].buffer == ir.PSUM:
+        return "reorderable"
+    if ins.op == "isa.tensor_tensor" and ins.dialect == ir.B2 and ins.attr("op") in REORDERABLE_OPS:
+        dst = ins.operand("dst")
+        if dst is not None and op.tensor == dst.tensor and op.access == dst.access and any(
+                o.role != "dst" and o.tensor == dst.tensor and o.access == dst.access for o in ins.operands):
+            return f"tensor_tensor.{ins.attr('op')}"
+    return None
 
 
 def _writes(op: ir.Operand) -> bool:
@@ -141,7 +151,8 @@ def _pairs(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, accesses: list, per_it
         for nb, ib, ob in accesses[a_idx:]:
             if not (_writes(oa) or _writes(ob)):
                 continue
-            if _is_psum_accumulation(k, ia, oa) and _is_psum_accumulation(k, ib, ob):
+            red = _accumulation(k, ia, oa)
+            if red is not None and red == _accumulation(k, ib, ob):
                 continue
             key = (oa.span, ob.span, oa.mode, ob.mode)
             if key in seen:

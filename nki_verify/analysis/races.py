@@ -18,7 +18,8 @@ from .accesses import same_element, shared_loops, side
 from .engine import KernelAnalysis, Obligation, location
 
 BARRIER = "isa.core_barrier"
-CONSTANT = "language.shared_constant"
+# in the binary before any program runs (a Beta-1 shared_identity_matrix is such a constant in shared HBM)
+CONSTANTS = frozenset({"language.shared_constant", "language.shared_identity_matrix"})
 
 
 def _shared(t: ir.Tensor, dialect: str) -> bool:
@@ -55,7 +56,7 @@ def race_obligations(ka: KernelAnalysis) -> list:
     for n, ins in enumerate(k.instrs):
         if ins.op == BARRIER:
             continue  # the barrier's tensor only names what it synchronises
-        if ins.op == CONSTANT:
+        if ins.op in CONSTANTS:
             continue  # a constant baked into the binary: there before any instance runs, never written by one
         if _self_copy(ins):
             continue  # `dma_copy(out, out)` (a flush): writes each element the value it reads there

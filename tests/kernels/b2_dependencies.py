@@ -1,6 +1,8 @@
 """Loop-carried dependencies and buffers reused across affine_range iterations (Beta 2: warnings).
 
-The migration guide's sb_blocks_migrated (clean) and sb_blocks_migrated_incorrect (NKI403).
+The migration guide's sb_blocks_migrated (clean) and sb_blocks_migrated_incorrect (NKI403).  The block loops take
+an alternating sum (each block minus the running value), which depends on the order of the iterations; a plain
+sum into the accumulator is an accumulation (tests/kernels/b2_accumulations.py).
 """
 import nki
 import nki.isa as nisa
@@ -38,7 +40,7 @@ def sum_blocks_sequential(x):
     for i in nl.sequential_range(8):
         t = nl.ndarray(shape=(128, 512), dtype=nl.float32, buffer=nl.sbuf)
         nisa.dma_copy(dst=t, src=x[i])
-        nisa.tensor_tensor(dst=acc, data1=acc, data2=t, op=nl.add)
+        nisa.tensor_tensor(dst=acc, data1=t, data2=acc, op=nl.subtract)
     nisa.dma_copy(dst=res, src=acc)
     return res
 
@@ -52,7 +54,7 @@ def sum_blocks_affine(x):
     for i in nl.affine_range(8):
         t = nl.ndarray(shape=(128, 512), dtype=nl.float32, buffer=nl.sbuf)
         nisa.dma_copy(dst=t, src=x[i])
-        nisa.tensor_tensor(dst=acc, data1=acc, data2=t, op=nl.add)  # expect: NKI401 warning
+        nisa.tensor_tensor(dst=acc, data1=t, data2=acc, op=nl.subtract)  # expect: NKI401 warning
     nisa.dma_copy(dst=res, src=acc)
     return res
 

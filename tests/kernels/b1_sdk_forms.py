@@ -1,0 +1,71 @@
+"""Beta-1 forms the SDK's examples use: nl.shared_identity_matrix is a constant in shared HBM (like
+nl.shared_constant), which a kernel loads before computing with it (in Beta 2 it is an SBUF tile); a number
+passed where an instruction takes a number or a tile; nisa.sequence_bounds returns a (P, 2, N) tile."""
+import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def transpose_through_the_identity(x):
+    assert x.shape == (128, 128)
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    identity = nl.shared_identity_matrix(n=128, dtype=nl.float32)
+    ident = nl.load(identity)
+    xt = nl.load(x)
+    # stationary.T @ moving = x.T @ I
+    res = nisa.nc_matmul(xt, ident)
+    nl.store(out, value=nl.copy(res))
+    return out
+
+
+@nki.jit
+def transpose_through_the_identity_not_loaded(x):
+    assert x.shape == (128, 128)
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    identity = nl.shared_identity_matrix(n=128, dtype=nl.float32)
+    xt = nl.load(x)
+    res = nisa.nc_matmul(xt, identity)  # expect: NKI303 error
+    nl.store(out, value=nl.copy(res))
+    return out
+
+
+@nki.jit
+def scale_rows(x, scale):
+    # `scale` is a number the caller passes: an ISA operand that takes a number or an on-chip tile
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    nl.store(out, value=nisa.tensor_scalar(t, op0=nl.multiply, operand0=scale))
+    return out
+
+
+@nki.jit
+def scale_rows_by_an_input_in_hbm(x, scale):
+    # `scale` is sliced: a tensor, in HBM, where the instruction needs an on-chip tile
+    assert x.shape == (128, 512) and scale.shape == (128, 1)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    nl.store(out, value=nisa.tensor_scalar(t, op0=nl.multiply, operand0=scale[0:128, 0:1]))  # expect: NKI303 warning
+    return out
+
+
+@nki.jit
+def segment_bounds(segment_ids):
+    assert segment_ids.shape == (1, 64)
+    out = nl.ndarray((1, 2, 64), dtype=segment_ids.dtype, buffer=nl.shared_hbm)
+    ix, iy, iz = nl.mgrid[0:1, 0:2, 0:64]
+    bounds = nl.ndarray((1, 2, 64), dtype=segment_ids.dtype, buffer=nl.sbuf)
+    bounds[ix, iy, iz] = nisa.sequence_bounds(segment_ids=nl.load(segment_ids))
+    nl.store(out, value=bounds)
+    return out
+
+
+@nki.jit
+def segment_bounds_into_one_row(segment_ids):
+    assert segment_ids.shape == (1, 64)
+    out = nl.ndarray((1, 64), dtype=segment_ids.dtype, buffer=nl.shared_hbm)
+    bounds = nl.ndarray((1, 64), dtype=segment_ids.dtype, buffer=nl.sbuf)
+    bounds[...] = nisa.sequence_bounds(segment_ids=nl.load(segment_ids))  # expect: NKI501 error
+    nl.store(out, value=bounds)
+    return out
