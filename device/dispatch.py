@@ -376,6 +376,11 @@ def result_shape(call: Call, rule: tuple) -> tuple:
         return _shape_and_par_dim(call.get(rule[1]))[0]
     if kind == "partitions_and":
         return (t.shape[0], rule[2])
+    if kind == "local_gather":
+        n_valid = call.get(rule[2])
+        n_valid = int(n_valid) if n_valid is not None else math.prod(t.shape[1:]) * 16
+        per_idx = call.get(rule[3])
+        return (t.shape[0], n_valid * (int(per_idx) if per_idx is not None else 1))
     if kind == "bounds":
         return (t.shape[0], 2) + tuple(t.shape[1:])
     if kind == "partition_reduce":

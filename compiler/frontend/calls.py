@@ -711,6 +711,10 @@ class CallsMixin:
             ga = obj.cls.lookup("__getattr__")
             if isinstance(ga, V.FunctionVal):
                 return self.invoke(ga, [obj, name], {}, node)
+            external = next((b for c in obj.cls.mro() for b in c.bases if isinstance(b, V.ExternalVal)), None)
+            if external is not None:
+                # inherited from a class outside the analysed code (`self.assertTrue` of a unittest.TestCase)
+                return V.ExternalVal(f"{external.path}.{name}")
             raise V.NotUnderstood(f"{obj.cls.name} object has no attribute {name!r}", node)
         return self._bind(v, obj, obj.cls, node)
 

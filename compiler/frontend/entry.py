@@ -272,29 +272,67 @@ def _module_dialect(mod: V.ModuleVal) -> str:
 
 
 def _explore_launchers(interp: Interpreter, mod: V.ModuleVal, kernels: list) -> None:
-    """Host functions that launch a kernel but were not called by the module: run them with symbolic inputs."""
+    """Host functions that launch a kernel but were not called by the module: run them with symbolic inputs.
+    A test harness is host code too: pytest-style `test_*` functions, and the `test*` methods of a test class
+    (a `unittest.TestCase` or a pytest `Test*` class), run on an instance whose `setUp` ran first: the shapes
+    they launch a kernel with are the ones the kernel is analysed at."""
     names = {k.func.name for k in kernels}
-    for name, v in list(mod.namespace.items()):
-        if name.startswith("test_") or not isinstance(v, V.FunctionVal) or v.kernel or v.module is not mod:
+    for v in list(mod.namespace.values()):
+        if isinstance(v, V.ClassVal) and v.module is mod and _is_test_class(v):
+            _explore_test_class(interp, mod, v, names)
             continue
-        used = {n.id for n in walk(v.node) if isinstance(n, ast.Name)}
-        if not used & names:
+        if not isinstance(v, V.FunctionVal) or v.kernel or v.module is not mod:
             continue
-        args = []
-        a = v.node.args
-        n_required = len(a.args) - len(v.defaults)
-        hints = _rank_hints(v.node, [p.arg for p in a.args])
-        interp._host_rank_hints = hints
-        # ranks the host code states exactly; the others (`heads = cache.shape[2]`: at least 3) are guesses that
-        # the kernel's own exact rank corrects (see _convert_arg)
-        interp._host_exact_ranks = set(_exact_rank_params(v.node, [p.arg for p in a.args]))
-        for p in a.args[:n_required]:
-            args.append(V.HostArray(None, None, p.arg))
-        try:
-            _call_host(interp, mod, v, args)
-        finally:
-            interp._host_rank_hints = {}
-            interp._host_exact_ranks = set()
+        _explore_host_function(interp, mod, v, names, [])
+
+
+def _explore_host_function(interp: Interpreter, mod: V.ModuleVal, v: V.FunctionVal, names: set,
+                           bound: list) -> None:
+    """Run host function `v` (after the arguments `bound`, e.g. a test instance) when it names a kernel."""
+    used = {n.id for n in walk(v.node) if isinstance(n, ast.Name)}
+    if not used & names:
+        return
+    args = list(bound)
+    a = v.node.args
+    n_required = len(a.args) - len(v.defaults)
+    params = a.args[len(bound):]
+    hints = _rank_hints(v.node, [p.arg for p in params])
+    interp._host_rank_hints = hints
+    # ranks the host code states exactly; the others (`heads = cache.shape[2]`: at least 3) are guesses that
+    # the kernel's own exact rank corrects (see _convert_arg)
+    interp._host_exact_ranks = set(_exact_rank_params(v.node, [p.arg for p in params]))
+    for p in a.args[len(bound):n_required]:
+        args.append(V.HostArray(None, None, p.arg))
+    try:
+        _call_host(interp, mod, v, args)
+    finally:
+        interp._host_rank_hints = {}
+        interp._host_exact_ranks = set()
+
+
+def _is_test_class(cls: V.ClassVal) -> bool:
+    """A unittest.TestCase subclass, or a class pytest collects (`Test*` without an __init__)."""
+    node = cls.node
+    if not isinstance(node, ast.ClassDef):
+        return False
+    if any(ast.unparse(b).split(".")[-1] in ("TestCase", "IsolatedAsyncioTestCase") for b in node.bases):
+        return True
+    return cls.name.startswith("Test") and cls.lookup("__init__") is V.MISSING
+
+
+def _explore_test_class(interp: Interpreter, mod: V.ModuleVal, cls: V.ClassVal, names: set) -> None:
+    node = cls.node
+    for st in node.body:
+        if not isinstance(st, ast.FunctionDef) or not st.name.startswith("test"):
+            continue
+        method = cls.attrs.get(st.name)
+        if not isinstance(method, V.FunctionVal) or method.kernel:
+            continue
+        inst = V.Instance(interp.heap, cls)
+        setup = cls.lookup("setUp")
+        if isinstance(setup, V.FunctionVal) and setup.module is mod:
+            _call_host(interp, mod, setup, [inst])
+        _explore_host_function(interp, mod, method, names, [inst])
 
 
 def _call_host(interp: Interpreter, mod: V.ModuleVal, fv: V.FunctionVal, args: list) -> Any:
@@ -737,11 +775,16 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     args: list = []
     kwargs: dict = {}
     for i, p in enumerate(pos):
-        if i < len(ctx.args):
+        # a launch argument the host code computed in a way not followed (`np.sort(x).reshape(...)`) is the
+        # parameter as if launched standalone
+        if i < len(ctx.args) and not isinstance(ctx.args[i], V.Unknown):
             args.append(_convert_arg(interp, kb, p.arg, ctx.args[i], hints))
             continue
-        if p.arg in ctx.kwargs:
+        if p.arg in ctx.kwargs and not isinstance(ctx.kwargs[p.arg], V.Unknown):
             args.append(_convert_arg(interp, kb, p.arg, ctx.kwargs[p.arg], hints))
+            continue
+        if i < len(ctx.args) or p.arg in ctx.kwargs:
+            args.append(_symbolic_param(interp, kb, p, hints, evidence))
             continue
         j = i - (len(pos) - n_defaults)
         if p.arg in chosen:
@@ -754,7 +797,7 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
             interp._placeholders.add(p.arg)
         args.append(_symbolic_param(interp, kb, p, hints, evidence))
     for p in a.kwonlyargs:
-        if p.arg in ctx.kwargs:
+        if p.arg in ctx.kwargs and not isinstance(ctx.kwargs[p.arg], V.Unknown):
             kwargs[p.arg] = _convert_arg(interp, kb, p.arg, ctx.kwargs[p.arg], hints)
         elif p.arg in chosen:
             kwargs[p.arg] = chosen[p.arg]

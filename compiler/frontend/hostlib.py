@@ -33,6 +33,15 @@ LIKE = {"numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_l
 SAME_SHAPE_METHODS = {"astype", "to", "numpy", "float", "half", "bfloat16", "contiguous", "cpu", "detach",
                       "requires_grad_", "clone", "copy", "cuda", "block_until_ready", "type"}
 DTYPE_METHODS = {"float": "float32", "half": "float16", "bfloat16": "bfloat16", "double": "float64", "int": "int32"}
+# element-wise functions of numpy / torch / jax.numpy on host arrays: the shape of their array argument (the
+# largest rank among them, numpy broadcasting); comparisons and logical functions give booleans
+ELEMENTWISE = frozenset({"sort", "abs", "absolute", "exp", "log", "sqrt", "square", "tanh", "negative", "sign",
+                         "clip", "round", "rint", "sin", "cos", "reciprocal", "add", "subtract", "multiply", "divide",
+                         "true_divide", "power", "maximum", "minimum", "where", "less", "less_equal", "greater",
+                         "greater_equal", "equal", "not_equal", "logical_and", "logical_or", "logical_not",
+                         "bitwise_and", "bitwise_or", "isnan", "isinf", "nan_to_num"})
+BOOLEAN_RESULT = frozenset({"less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
+                            "logical_or", "logical_not", "isnan", "isinf"})
 
 
 def _norm(path: str) -> str:
@@ -83,7 +92,34 @@ class HostMixin:
         arr = self._host_constructor(path, args, kwargs, node)
         if arr is not None:
             return arr
+        if path.startswith(("numpy.", "torch.", "jax.numpy.")):
+            arr = self._host_elementwise(last, args, kwargs, node)
+            if arr is not None:
+                return arr
         return V.Unknown(f"result of {path}()")
+
+    def _host_elementwise(self, name: str, args: list, kwargs: dict, node: ast.AST | None) -> Any | None:
+        arrays = [a for a in list(args) + list(kwargs.values()) if isinstance(a, V.HostArray)]
+        if not arrays:
+            return None
+        if name in ELEMENTWISE:
+            known = [a for a in arrays if a.shape is not None]
+            base = max(known, key=lambda a: len(a.shape)) if known else arrays[0]
+            dtype = "bool" if name in BOOLEAN_RESULT else base.dtype
+            return V.HostArray(base.shape, dtype, base.label)
+        if name == "transpose" and len(args) == 1 and arrays[0] is args[0] and args[0].shape is not None:
+            return V.HostArray(tuple(reversed(args[0].shape)), args[0].dtype, args[0].label)
+        if name == "tile" and len(args) == 2 and arrays[0] is args[0] and args[0].shape is not None:
+            reps = self._host_dims(args[1] if isinstance(args[1], (tuple, V.PyList)) else (args[1],), node)
+            if reps is None:
+                return None
+            shape = list(args[0].shape)
+            width = max(len(shape), len(reps))
+            shape = [1] * (width - len(shape)) + shape
+            reps = [1] * (width - len(reps)) + list(reps)
+            return V.HostArray(tuple(E.lower(E.mul(d, r)) for d, r in zip(shape, reps)), args[0].dtype,
+                               args[0].label)
+        return None
 
     def _host_constructor(self, path: str, args: list, kwargs: dict, node: ast.AST | None) -> Any | None:
         dtype = self.api_dtype(kwargs.get("dtype")) if kwargs.get("dtype") is not None else None

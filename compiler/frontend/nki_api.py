@@ -847,6 +847,17 @@ class NkiMixin:
             if t is None:
                 raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
             return (t.shape[0], rule[2])
+        if kind == "local_gather":
+            t = self._role_tensor(bound, rule[1])
+            if t is None:
+                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            n_valid = bound.get(rule[2])
+            if n_valid is None or n_valid is SPEC_MISSING:
+                n_valid = E.lower(E.mul(self.free_size(tuple(t.shape)), 16))  # every index of a core's slice
+            per_idx = bound.get(rule[3], 1)
+            per_idx = 1 if per_idx is None or per_idx is SPEC_MISSING else per_idx
+            return (t.shape[0], E.lower(E.mul(self.as_int(n_valid, "num_valid_indices"),
+                                               self.as_int(per_idx, "num_elem_per_idx"))))
         if kind == "bounds":
             t = self._role_tensor(bound, rule[1])
             if t is None:

@@ -143,7 +143,10 @@ INSTRUCTIONS = (
         "gpsimd", (Operand("dst", W, SBUF_ONLY), Operand("src_buffer", R, SBUF_ONLY), Operand("index", R, SBUF_ONLY)),
         b2=sig("dst, src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, name=None"),
         b1=sig("src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, *, mask=None"),
-        result=Result(("like", "src_buffer"), dtype=("attr", "dtype", "@src_buffer")),
+        # each partition receives num_valid_indices (default: every index of its core's 16-partition slice) times
+        # num_elem_per_idx elements (the SDK's example: (128, 4, 16, 4) for 64 indices of 4 elements)
+        result=Result(("local_gather", "index", "num_valid_indices", "num_elem_per_idx"),
+                      dtype=("attr", "dtype", "@src_buffer")),
         rules=(
             Rule("NKI502", DtypeIn("index", frozenset({"uint16"})), "index must be uint16"),
             Rule("NKI502", DtypeEq("dst", "src_buffer"), "dst.dtype must equal src_buffer.dtype"),

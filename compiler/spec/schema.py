@@ -641,6 +641,7 @@ class Result(Record):
            | ("transpose", role) | ("matmul", stationary, moving) | ("nl_matmul", x, y, transpose_attr)
            | ("attr", name) | ("partitions_and", role, n) | ("grid", attr)
            | ("bounds", role): (P, 2, free...) of the role's (P, free...) (start and end rows)
+           | ("local_gather", index, n_valid_attr, per_index_attr): (P, valid indices x elements per index)
     buffer: a buffer name, or ("attr", name, default)
     dtype:  a dtype name, or ("attr", name, fallback-role-or-dtype)
     """
