@@ -694,13 +694,16 @@ def exists(vars: tuple, body: BExpr) -> BExpr:
 
 
 def _definition(conjuncts: tuple, vs: list) -> dict | None:
-    """Bound variables the conjuncts define, as a substitution: one `v == t`, else the two digits of one
-    `t == m*b + r`."""
+    """Bound variables the conjuncts define, as a substitution: every `v == t` (the first one of each v; each t
+    is free of the bound variables, so they apply at once), else the two digits of one `t == m*b + r`."""
     bound = set(vs)
+    out: dict = {}
     for c in conjuncts:
         v, t = _defined(c, vs, bound)
-        if v is not None:
-            return {v: t}
+        if v is not None and v not in out:
+            out[v] = t
+    if out:
+        return out
     for c in conjuncts:
         split = _digits_defined(c, vs, bound, conjuncts)
         if split is not None:

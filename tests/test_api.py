@@ -1122,3 +1122,27 @@ def test_a_name_nothing_in_the_file_binds_is_an_error_unless_a_star_import_may_b
     # bound anywhere in the file (here as another function's parameter): not judged either
     codes = {d.code for d in verify_source(src(body.format(extra="def f(width): return width")), "/tmp/k.py")}
     assert "NKI608" not in codes
+
+
+def test_debugging_builtins_and_calls_into_modules_not_found() -> None:
+    """breakpoint() (the simulator's debugger stop) does nothing to the kernel and hex() of a known integer is
+    its text; a call into a module no import resolved is said once, naming the module."""
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+        from missing_kernels_pkg.views import View, make_view
+
+        @nki.jit
+        def k(x):
+            assert x.shape == (128, 512), "expected " + hex(128)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            breakpoint()
+            v = View(x)
+            w = make_view(x)
+            nisa.dma_copy(dst=out, src=x)
+            return out
+    """)
+    diags = verify_source(text, "/tmp/k.py")
+    assert [(d.code, d.line) for d in diags] == [("NKI902", 11)], diags
+    assert "module 'missing_kernels_pkg' was not found" in diags[0].message

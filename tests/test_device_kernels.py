@@ -76,7 +76,8 @@ CASES = {
                      "isa_matmul_accumulated_into_a_narrower_tile": ([r(128, 128), r(128, 513)],)},
     "b1_memory.py": {"scale_in_place": ([r(128, 512)],), "sixteen_psum_blocks": ([r(128, 128), r(128, 8192)],),
                      "block_wider_than_a_bank": ([r(128, 128), r(128, 512)],),
-                     "one_block_too_big": ([r(128, 65536)],)},
+                     "one_block_too_big": ([r(128, 65536)],), "sum_wide_blocks_in_place": ([r(8, 128, 8192)],),
+                     "sum_wide_blocks_rebinding": ([r(8, 128, 8192)],), "keep_every_wide_block": ([r(8, 128, 8192)],)},
     "b1_spmd_add.py": {"add": ([r(256, 1024), r(256, 1024)], None, "add_kernel"),
                        "add_one_extra_program": ([r(256, 512), r(256, 512)], None, "add_kernel_overlapping")},
     "b1_launcher_grid.py": {"halves_of_rows": ([r(512, 256)], (2,)),
@@ -139,6 +140,7 @@ CASES = {
                              "alternating_sum_of_blocks": ([r(4, 128, 512)],),
                              "sum_into_a_shifted_window": ([r(4, 128, 512)],),
                              "copy_an_input_asserted_in_hbm": ([r(128, 512), r(128, 512)],)},
+    "b2_indirect_views.py": {"gather_even_rows": ([r(128, 512)],), "gather_even_rows_into_every_row": ([r(128, 512)],)},
     "b2_config_loops.py": {"sum_config_blocks_sequential": ([r(8, 128, 512), BlockConfig(4)],),
                            "sum_config_blocks_affine": ([r(8, 128, 512), BlockConfig(4)],)},
     "b2_dependencies.py": {

@@ -106,6 +106,7 @@ class KernelBuilder:
         self._issue_keys: set = set()
         self._edits = 0  # changes to symbols and assumptions other than appends (for `facts_key`)
         self.itemsizes: dict = {}  # unknown input dtype -> the symbol of its item size (TensorMixin.itemsize_of)
+        self.missing_modules: set = set()  # modules the kernel calls into that no import resolved (hostlib)
         self._facts_key: tuple | None = None
 
     # ------------------------------------------------------------------ speculation

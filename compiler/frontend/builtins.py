@@ -574,6 +574,14 @@ def b_print(it: Any, args: list, kw: dict, node: Any) -> Any:
     return None
 
 
+def b_int_text(it: Any, args: list, kw: dict, node: Any) -> Any:
+    """bin/hex/oct of a known integer (for messages); of anything else a string not known."""
+    name = getattr(getattr(node, "func", None), "id", "hex")
+    if args and isinstance(args[0], int) and not isinstance(args[0], bool):
+        return {"bin": bin, "oct": oct}.get(name, hex)(args[0])
+    return V.Unknown(f"result of {name}()")
+
+
 def b_slice(it: Any, args: list, kw: dict, node: Any) -> Any:
     if len(args) == 1:
         return slice(None, args[0], None)
@@ -793,6 +801,9 @@ BUILTINS: dict = {
     "isinstance": _b("isinstance", b_isinstance), "issubclass": _b("issubclass", b_issubclass),
     "hasattr": _b("hasattr", b_hasattr), "getattr": _b("getattr", b_getattr), "setattr": _b("setattr", b_setattr),
     "type": _b("type", b_type), "super": _b("super", b_super), "print": _b("print", b_print),
+    "breakpoint": _b("breakpoint", b_print),  # a debugger stop (the NKI simulator): nothing for the kernel
+    "bin": _b("bin", b_int_text), "hex": _b("hex", b_int_text), "oct": _b("oct", b_int_text),
+    "ascii": _b("ascii", b_str), "dir": _b("dir", b_opaque), "memoryview": _b("memoryview", b_opaque),
     "slice": _b("slice", b_slice), "property": _b("property", b_property),
     "staticmethod": _b("staticmethod", b_identity), "classmethod": _b("classmethod", b_identity),
     "callable": _b("callable", b_callable), "hash": _b("hash", b_hash), "id": _b("id", b_hash),

@@ -757,6 +757,7 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     interp._guessed_kind = {}
     exact = {p: r for p, r in overrides.items() if r > 0 and p not in getattr(interp, "_rank_at_least", ())}
     interp._guessed_ranks = {}
+    interp._tile_from_guess = {}  # tile id -> (param, its guessed rank, the rank of the view it came from)
     # a rank learnt from one use (`exact`) is still a guess at the next: a use with another rank on another path
     # (one implementation of a dispatching kernel unpacks `T, H = x.shape`, another `B, T, H = x.shape`) is a
     # conflict, analysed once per rank (see _run_with_retries), not a path the front end does not understand

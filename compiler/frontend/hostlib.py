@@ -8,6 +8,7 @@ modelled, so that `kernel[grid](np.zeros((256, 1024)))` fixes the kernel's shape
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Any
 
 from .. import expr as E
@@ -17,6 +18,10 @@ from .builtins import EXTERNAL_CONSTS, EXTERNAL_FUNCS, m_prod
 from .modules import FRAMEWORK_NKI
 
 ROOT_ALIASES = {"np": "numpy", "jnp": "jax.numpy"}
+# frameworks and libraries a kernel file commonly imports for host code: opaque, and not worth a finding when
+# kernel code calls them (numpy helpers, math); anything else a kernel calls that no import resolved is said
+KNOWN_LIBRARIES = frozenset({"numpy", "torch", "jax", "ml_dtypes", "torch_neuronx", "jax_neuronx", "torch_xla",
+                             "neuronxcc", "scipy", "einops", "transformers", "triton", "pytest", "unittest"})
 
 # constructors: (first shape source, default dtype)
 SHAPE_VARARGS = {"numpy.random.rand", "numpy.random.randn", "torch.rand", "torch.randn", "torch.zeros", "torch.ones",
@@ -39,7 +44,8 @@ ELEMENTWISE = frozenset({"sort", "abs", "absolute", "exp", "log", "sqrt", "squar
                          "clip", "round", "rint", "sin", "cos", "reciprocal", "add", "subtract", "multiply", "divide",
                          "true_divide", "power", "maximum", "minimum", "where", "less", "less_equal", "greater",
                          "greater_equal", "equal", "not_equal", "logical_and", "logical_or", "logical_not",
-                         "bitwise_and", "bitwise_or", "isnan", "isinf", "nan_to_num"})
+                         "bitwise_and", "bitwise_or", "isnan", "isinf", "nan_to_num", "tril", "triu", "flip",
+                         "fliplr", "flipud"})
 BOOLEAN_RESULT = frozenset({"less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
                             "logical_or", "logical_not", "isnan", "isinf"})
 
@@ -96,6 +102,16 @@ class HostMixin:
             arr = self._host_elementwise(last, args, kwargs, node)
             if arr is not None:
                 return arr
+        root = path.split(".")[0]
+        if self.kb is not None and root not in KNOWN_LIBRARIES and root not in sys.stdlib_module_names:
+            # a kernel calls into a module no import resolved (`from nkilib.core.utils... import TensorView`
+            # without that package): said once per module and kernel, where the kernel first calls it
+            reported = self.kb.missing_modules
+            if root not in reported:
+                reported.add(root)
+                self.not_understood(f"{path}() is not followed: module {root!r} was not found in the project, "
+                                    "the --search-path directories or the installed packages, so what the kernel "
+                                    "does with it is not checked", node)
         return V.Unknown(f"result of {path}()")
 
     def _host_elementwise(self, name: str, args: list, kwargs: dict, node: ast.AST | None) -> Any | None:

@@ -122,6 +122,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._rank_overrides: dict = {}  # param -> rank learnt from a RankRetry
         self._rank_at_least: set = set()  # params of those whose rank is only known from below
         self._guessed_ranks: dict = {}  # tensor id -> param whose rank was guessed
+        self._tile_from_guess: dict = {}  # tile id -> (param, guessed rank, view rank) (see _assign_rank_hint)
         self._dtype_eqs: dict = {}  # (input dtype not known, dtype) -> the predicate of their equality
         self._rank_confirmed: set = set()  # params whose guessed rank a use agreed with
         self._rank_observed: dict = {}  # params whose guessed shape's length was taken -> that rank, latest last
@@ -630,7 +631,14 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         t = st.target
         if isinstance(t, ast.Name):
             cur = self.load_name(t.id, t)
-            new = self.augmented(type(st.op), cur, self.eval(st.value), st)
+            rhs = self.eval(st.value)
+            if isinstance(cur, V.TensorVal) and cur.tensor.buffer in ir.ON_CHIP and self.kb is not None and \
+                    isinstance(rhs, (V.TensorVal, int, float, E.Expr, V.SymFloat)) and not isinstance(rhs, bool):
+                # `acc += part` on a tile accumulates into it in place (NkiTensor.__iadd__, like `acc[...] += part`):
+                # no new tile, and the name keeps the same buffer
+                self.tensor_augassign(cur, None, type(st.op), rhs, st)
+                return
+            new = self.augmented(type(st.op), cur, rhs, st)
             self.store_name(t.id, new)
         elif isinstance(t, ast.Attribute):
             obj = self.eval(t.value)

@@ -644,6 +644,9 @@ class NkiMixin:
             rank, full = len(tv.shape), len(tv.tensor.shape)
             if param is None or param in settled or rank >= full:
                 continue
+            if result is not None:
+                # the tile keeps the operand's deficit: assigning it where it cannot fit says the same
+                self._tile_from_guess[result.tensor.id] = (param, full, rank)
             wider = max((len(o.shape) for r, o in views.items() if r != role and guessed.get(o.tensor.id) != param),
                         default=0)
             if result is not None and result.tensor.buffer in ("sbuf", "psum") and result.shape and \

@@ -570,6 +570,7 @@ class TensorMixin:
         if accumulate:
             attrs.append(("accumulate", accumulate))
         if isinstance(value, V.TensorVal):
+            self._assign_rank_hint(target, value)
             operands.append(self.operand_ir("src", value, "r", node))
             deferred = list(target.checks) + list(value.checks)
             if value.tensor.kind == "result" and not accumulate and any(
@@ -588,6 +589,22 @@ class TensorMixin:
                           attrs=tuple(attrs), span=self.span(node), ctx=self.ctx(), mask=mask,
                           iotas=tuple(dict.fromkeys(list(target.view.iotas) + (
                               list(value.view.iotas) if isinstance(value, V.TensorVal) else []))))
+
+    def _assign_rank_hint(self, target: V.TensorVal, value: V.TensorVal) -> None:
+        """`buf[0:128, 0:512] = nl.load(x[i])` with x's rank only a guess, the loaded tile having fewer
+        dimensions than the view and an element count that cannot match it: the kernel means x to have as
+        many more dimensions (a soft hint, like the operand hint of NkiMixin._rank_hint)."""
+        hint = self._tile_from_guess.get(value.tensor.id)
+        if hint is None or self._no_retry or self.kb is None:
+            return
+        param, full, rank = hint
+        wider = len(target.shape)
+        if param in self.rank_settled() or wider <= len(value.shape):
+            return
+        numel = [E.lift(self.free_size((1,) + tuple(t.shape))) for t in (target, value)]
+        same = E.eq(*numel)
+        if self.decide(same) is False:
+            raise V.RankRetry(param, full + wider - len(value.shape), at_least=True, soft=True)
 
     def _last_mask(self) -> E.BExpr:
         kb = self.kb
@@ -1018,6 +1035,38 @@ def t_dynamic(it: Any, args: list, kw: dict, node: Any) -> Any:
                        tv.checks)
 
 
+def t_vector_select(it: Any, args: list, kw: dict, node: Any) -> Any:
+    """`.vector_select(0, vector_offset)`: partition p reads the row `vector_offset[p]`; the view has
+    vector_offset.shape[0] partitions and the rest of the tensor's axes (API docstring)."""
+    tv = args[0]
+    b = dict(zip(["dim", "vector_offset"], args[1:]))
+    b.update(kw)
+    idx, v = b.get("vector_offset"), tv.view
+    if b.get("dim", 0) != 0 or not isinstance(idx, V.TensorVal) or not v.shape or not v.strides:
+        return t_dynamic(it, args, kw, node)
+    dyn = it.runtime_value(idx, it.runtime_label(idx, node))
+    offset = E.lower(E.add(E.lift(v.offset), E.mul(dyn, E.lift(v.strides[0]))))
+    view = V.View((idx.shape[0],) + tuple(v.shape[1:]), offset, (0,) + tuple(v.strides[1:]), v.iotas, v.dtype, True)
+    return V.TensorVal(tv.tensor, tv.instance, view, tv.checks)
+
+
+def t_indirect(it: Any, args: list, kw: dict, node: Any) -> Any:
+    """`.indirect(index, num_elem=None)` (trn3 Tensor Indirection): each partition reads `num_elem` elements
+    (default index.size) at free offsets read from `index`: a (P, num_elem) view (API docstring)."""
+    tv = args[0]
+    b = dict(zip(["index", "num_elem"], args[1:]))
+    b.update(kw)
+    idx, v = b.get("index"), tv.view
+    if not isinstance(idx, V.TensorVal) or len(v.shape) < 2:
+        return t_dynamic(it, args, kw, node)
+    n = b.get("num_elem")
+    n = it.free_size((1,) + tuple(idx.shape)) if n is None else it.as_int(n, "num_elem")
+    dyn = it.runtime_value(idx, it.runtime_label(idx, node))
+    offset = E.lower(E.add(E.lift(v.offset), E.mul(dyn, E.lift(v.strides[-1]))))
+    view = V.View((v.shape[0], n), offset, (v.strides[0], 0), v.iotas, v.dtype, True)
+    return V.TensorVal(tv.tensor, tv.instance, view, tv.checks)
+
+
 def _nl_method(name: str):
     """Beta-1 tiles expose some nki.language functions as methods (tile.broadcast_to(shape))."""
 
@@ -1033,7 +1082,7 @@ _TENSOR_METHODS = {
     "reshape": t_reshape, "ap": t_ap, "slice": t_slice, "select": t_select, "permute": t_permute,
     "broadcast": t_broadcast, "expand_dim": t_expand_dim, "squeeze_dim": t_squeeze_dim, "view": t_view,
     "reinterpret_cast": t_view, "is_contiguous": t_is_contiguous, "get_pattern": t_get_pattern,
-    "flatten_dims": t_flatten_dims, "reshape_dim": t_reshape_dim, "vector_select": t_dynamic, "indirect": t_dynamic,
-    "bitcast": t_view, "rearrange": t_rearrange, "is_indirect": t_is_indirect,
+    "flatten_dims": t_flatten_dims, "reshape_dim": t_reshape_dim, "vector_select": t_vector_select,
+    "indirect": t_indirect, "bitcast": t_view, "rearrange": t_rearrange, "is_indirect": t_is_indirect,
     "broadcast_to": _nl_method("broadcast_to"),
 }

@@ -214,15 +214,23 @@ def _used_outside(k: ir.Kernel, t: ir.Tensor, lid: int) -> bool:
 
 
 def _multiplicity(ka: KernelAnalysis, t: ir.Tensor) -> E.Expr:
-    """How many instances of `t` are live at once (every iteration's when used after its loop)."""
+    """How many instances of `t` are live at once: every iteration's when used after its loop (tiles kept in a
+    list), but two when every use after the loop is of one instance (`acc = acc + part` rebinds a name: after
+    the loop only the last iteration's tile is left, and in the loop the previous one is read while the next is
+    written)."""
     k = ka.k
     loops = {lp.id: lp for lp in k.loops}
+    indices = {lp.var for lp in k.loops}
     mult: E.Expr = E.ONE
-    for lid in t.loops:
+    for pos, lid in enumerate(t.loops):
         lp = loops.get(lid)
         if lp is None or not _used_outside(k, t, lid):
             continue
         trip = E.maximum(0, E.ceildiv(E.sub(lp.stop, lp.start), lp.step))
+        outside = {op.instance[pos] for ins in k.instrs if lid not in ins.ctx.loops for op in ins.operands
+                   if op.tensor == t.id and len(op.instance) > pos}
+        if len(outside) == 1 and not E.free_syms(E.lift(next(iter(outside)))) & indices:
+            trip = E.minimum(trip, 2)
         mult = E.mul(mult, trip)
     return mult
 

@@ -58,3 +58,42 @@ def write_into_given_output(x, out):
     # The Beta-1 style of passing the output in: only written, never read.
     assert x.shape == (128, 512) and out.shape == (128, 512)
     nl.store(out, value=nl.exp(nl.load(x)))
+
+
+@nki.jit
+def sum_wide_blocks_in_place(x):
+    # `acc += part` accumulates into acc's own buffer: one 32 KiB accumulator and one part are live, not 8
+    assert x.shape == (8, 128, 8192)
+    out = nl.ndarray((128, 8192), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.zeros((128, 8192), dtype=nl.float32, buffer=nl.sbuf)
+    for i in nl.affine_range(8):
+        part = nl.load(x[i])
+        acc += part
+    nl.store(out, value=acc)
+    return out
+
+
+@nki.jit
+def sum_wide_blocks_rebinding(x):
+    # `acc = acc + part` makes a new tile each iteration; after the loop only the last one is left
+    assert x.shape == (8, 128, 8192)
+    out = nl.ndarray((128, 8192), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.zeros((128, 8192), dtype=nl.float32, buffer=nl.sbuf)
+    for i in nl.sequential_range(8):
+        part = nl.load(x[i])
+        acc = nl.add(acc, part)
+    nl.store(out, value=acc)
+    return out
+
+
+@nki.jit
+def keep_every_wide_block(x):
+    # every iteration's tile is kept in a list and used after the loop: all 8 (256 KiB) are live at once
+    assert x.shape == (8, 128, 8192)
+    out = nl.ndarray((8, 128, 8192), dtype=nl.float32, buffer=nl.shared_hbm)
+    parts = []
+    for i in nl.affine_range(8):
+        parts.append(nl.load(x[i], dtype=nl.float32))  # expect: NKI204 error
+    for i in nl.affine_range(8):
+        nl.store(out[i], value=parts[i])
+    return out
