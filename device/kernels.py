@@ -190,6 +190,12 @@ def _param(prog: Any, name: str, a: Any, buffer: str, originals: list, depth: in
         for k, v in vars(a).items():
             setattr(obj, k, _param(prog, f"{name}.{k}", v, buffer, originals, depth + 1))
         return obj
+    if depth < 3 and isinstance(a, (list, tuple)) and any(_is_array(x) or isinstance(x, (list, tuple)) for x in a):
+        # arrays inside a list or tuple the host passes (`layers=[(w0, b0), (w1, b1)]`): input tensors too
+        items = [_param(prog, f"{name}[{i}]", x, buffer, originals, depth + 1) for i, x in enumerate(a)]
+        if isinstance(a, list):
+            return items
+        return tuple(items) if type(a) is tuple else type(a)(*items)  # (a named tuple takes its fields)
     if isinstance(a, View) or not _is_array(a):
         return a
     arr = np.asarray(a)

@@ -868,7 +868,17 @@ def _convert_arg(interp: Interpreter, kb: KernelBuilder, name: str, v: Any, hint
         inst.attrs.update({k: _convert_arg(interp, kb, f"{name}.{k}", x, hints, depth + 1)
                            for k, x in v.attrs.items()})
         return inst
+    if depth < 3 and isinstance(v, (tuple, V.PyList)) and _holds_arrays(v):
+        # arrays inside a list or tuple the launcher passes (`layers=[(w0, b0), (w1, b1)]`): input tensors too
+        items = v.items if isinstance(v, V.PyList) else v
+        conv = [_convert_arg(interp, kb, f"{name}[{i}]", x, hints, depth + 1) for i, x in enumerate(items)]
+        return tuple(conv) if isinstance(v, tuple) else V.PyList(v.heap, conv, v.tail)
     return v
+
+
+def _holds_arrays(v: Any, depth: int = 0) -> bool:
+    items = v.items if isinstance(v, V.PyList) else v if isinstance(v, tuple) else ()
+    return depth < 3 and any(isinstance(x, V.HostArray) or _holds_arrays(x, depth + 1) for x in items)
 
 
 def _param_buffer(kb: KernelBuilder) -> str:

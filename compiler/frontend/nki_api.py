@@ -605,6 +605,8 @@ class NkiMixin:
                     operands.append(self.operand_ir(op.name, tv, op.mode, arg_nodes.get(name, node)))
                     iotas.extend(tv.view.iotas)
                     deferred.extend(tv.checks)
+                    if tv.view.mask is not None and tv.view.mask is not E.TRUE:
+                        mask = E.band(mask, tv.view.mask)  # Beta-1 operand masking (`rhs[i_f < n]`)
                 if len(tvs) == 1:
                     views[op.name] = tvs[0]
             else:

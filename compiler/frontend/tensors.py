@@ -279,6 +279,13 @@ class TensorMixin:
 
     # ------------------------------------------------------------------ subscripts
     def tensor_getitem(self, tv: V.TensorVal, key: Any, node: ast.AST | None) -> V.TensorVal:
+        if isinstance(key, E.BExpr) and tv.tensor.buffer in ir.ON_CHIP:
+            # Beta-1 operand masking (`nl.matmul(lhs, rhs[i_f < n])`): the tile, with a mask the consuming
+            # instruction applies
+            v = tv.view
+            mask = key if v.mask is None else E.band(v.mask, key)
+            return V.TensorVal(tv.tensor, tv.instance, V.View(v.shape, v.offset, v.strides, v.iotas, v.dtype,
+                                                              v.dynamic, mask, v.coords), tv.checks)
         if self.kb is not None:
             self.lint_nested_slice(tv, node)
         keys = list(key) if isinstance(key, tuple) else [key]

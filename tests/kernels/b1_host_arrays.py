@@ -1,5 +1,6 @@
 """Kernels launched by host code that builds its arrays with numpy arithmetic, and chains one kernel's output
-into another: the shapes reach the kernels (was: NKI902, the arrays not understood)."""
+into another: the shapes reach the kernels (was: NKI902, the arrays not understood).  Arrays inside a list of
+tuples the launcher passes are input tensors too."""
 import numpy as np
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
@@ -23,7 +24,21 @@ def doubled(y):
     return out
 
 
+@nki.jit
+def scale_and_shift_layers(x, layers):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    for layer in layers:
+        t = nl.add(nl.multiply(t, nl.load(layer[0])), nl.load(layer[1][0:128, 0:512]))  # expect: NKI101 error
+    nl.store(out, value=t)
+    return out
+
+
 if __name__ == "__main__":
+    # the second layer's shift has 256 columns only
+    layers = [(np.ones((128, 512), dtype=np.float32), np.zeros((128, 512), dtype=np.float32)),
+              (np.ones((128, 512), dtype=np.float32), np.zeros((128, 256), dtype=np.float32))]
+    scale_and_shift_layers(np.zeros((128, 512), dtype=np.float32), layers)
     # centred noise: (uniform - 0.5) * 2, cast; only 256 columns, so first_block reads past them
     a = ((np.random.random_sample([128, 256]) - 0.5) * 2).astype(np.float32)
     b = doubled(first_block(a))

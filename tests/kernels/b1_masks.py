@@ -114,3 +114,17 @@ def grids_rebuilt_in_each_loop_one_column_over(src):
         i_p = nl.arange(128)[:, None]
         i_f = nl.arange(512)[None, :]
     return out
+
+
+@nki.jit
+def matmul_with_a_masked_moving_operand(lhsT, rhs, n_valid: int):
+    # operand masking: only the first n_valid columns of the moving tile take part (`rhs_tile[i_f < n]`)
+    assert lhsT.shape == (128, 128) and rhs.shape == (128, 512) and n_valid <= 512
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    lt = nl.load(lhsT)
+    rt = nl.load(rhs)
+    i_f = nl.arange(512)[None, :]
+    res = nl.matmul(lt, rt[i_f < n_valid], transpose_x=True)
+    nl.store(out, value=nl.copy(res))
+    return out
+
