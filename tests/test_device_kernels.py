@@ -111,6 +111,8 @@ CASES = {
         "batch_from_wider_mask": ([r(4, 128, 256), np.array([[6]], np.int32)],),
         "batch_from_raw_input": ([r(4, 128, 256), np.array([[9]], np.int32)],),
         "batch_from_iota": ([r(4, 128, 256)],),
+        "rows_clamped_in_place": ([r(1024, 64), RNG.integers(0, 4096, (128, 1)).astype(np.int32)],),
+        "rows_shifted_in_place": ([r(1024, 64)],),
         "gather_rows": ([r(128, 512), np.arange(64, dtype=np.int32).reshape(64, 1) * 2],),
         "gather_rows_clamped_one_past_the_table": ([r(128, 512), np.full((64, 1), 200, np.int32)],)},
     "b1_uninitialized.py": {"masked_load_full_store": ([r(100, 512)],)},

@@ -122,6 +122,29 @@ class ContentsMixin:
             return
         contents[tid] = rng if tid not in contents else _join(contents[tid], rng)
 
+    def track_assignment(self, target: V.TensorVal, value: Any, accumulate: str | None, mask: E.BExpr) -> None:
+        """`t[...] = v` and `t[...] += v`: what `t` holds after it (`idx[...] += 1000` moves an index tile's
+        range; a value not followed leaves it unknown)."""
+        if self.kb is None:
+            return
+        contents, _ = self._state()
+        if accumulate in ARITH:
+            before = self.content_range(target)
+            rng = self._apply(V.ApiVal(f"language.{accumulate}", ir.B1), before, self._const_range(value), False)
+        elif accumulate:
+            rng = UNKNOWN
+        elif isinstance(value, V.TensorVal):
+            rng = self.content_range(value) if value.tensor.buffer in ir.ON_CHIP else UNKNOWN
+        else:
+            rng = self._const_range(value)
+        if rng is not UNKNOWN and not self._exec_free(rng):
+            rng = UNKNOWN
+        tid = target.tensor.id
+        if tid in contents and self._overwritten(target, {"mask": None if mask is E.TRUE else mask}):
+            contents[tid] = rng
+            return
+        contents[tid] = rng if tid not in contents else _join(contents[tid], rng)
+
     def _overwritten(self, dst: V.TensorVal, bound: dict) -> bool:
         """A write of the whole tensor (one allocated outside loops, unmasked), on the kernel's unconditional
         path: `tensor_scalar(dst=n, data=n, op0=minimum, operand0=4, ...)` after loading n clamps what it

@@ -596,6 +596,9 @@ class TensorMixin:
                           attrs=tuple(attrs), span=self.span(node), ctx=self.ctx(), mask=mask,
                           iotas=tuple(dict.fromkeys(list(target.view.iotas) + (
                               list(value.view.iotas) if isinstance(value, V.TensorVal) else []))))
+        # what the target holds now (index tiles clamped by `y[...] = nl.bitwise_and(y, 1023)`); an accumulation
+        # or a value not followed leaves it unknown
+        self.track_assignment(target, value, accumulate, mask)
 
     def _assign_rank_hint(self, target: V.TensorVal, value: V.TensorVal) -> None:
         """`buf[0:128, 0:512] = nl.load(x[i])` with x's rank only a guess, the loaded tile having fewer
@@ -860,6 +863,9 @@ def t_permute(it: Any, args: list, kw: dict, node: Any) -> Any:
     tv = args[0]
     dims = it.iterate_known(args[1] if len(args) == 2 else tuple(args[1:]), node)
     if sorted(dims) != list(range(len(tv.shape))):
+        param = it._guessed_ranks.get(tv.tensor.id)
+        if param is not None and sorted(dims) == list(range(len(dims))) and len(tv.shape) == len(tv.tensor.shape):
+            it.rank_mismatch(param, len(dims))  # a permutation of another rank than guessed: the input's rank
         raise V.NotUnderstood("permute() with dims that are not a permutation", node)
     v = tv.view
     coords = v.coords

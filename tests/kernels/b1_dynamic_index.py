@@ -70,3 +70,25 @@ def gather_rows_clamped_one_past_the_table(table, idx):
     rows = nl.minimum(nl.maximum(nl.load(idx[i_p, 0]), 0), 128)
     nl.store(out, value=nl.load(table[rows[i_p, 0], i_f]))  # expect: NKI102 error
     return out
+
+
+@nki.jit
+def rows_clamped_in_place(table, rows):
+    # `idx[...] = nl.bitwise_and(idx, 1023)` clamps the loaded row numbers into the table's 1024 rows
+    assert table.shape == (1024, 64) and rows.shape == (128, 1)
+    out = nl.ndarray((128, 64), dtype=table.dtype, buffer=nl.shared_hbm)
+    idx = nl.load(rows)
+    idx[...] = nl.bitwise_and(idx, 1023)
+    nl.store(out, value=nl.load(table[idx, nl.arange(64)[None, :]]))
+    return out
+
+
+@nki.jit
+def rows_shifted_in_place(table):
+    # `idx[...] += 1000` moves rows 0..127 to 1000..1127, past the table's 1024 rows
+    assert table.shape == (1024, 64)
+    out = nl.ndarray((128, 64), dtype=table.dtype, buffer=nl.shared_hbm)
+    idx = nisa.iota(nl.arange(128)[:, None], dtype=nl.int32)
+    idx[...] += 1000
+    nl.store(out, value=nl.load(table[idx, nl.arange(64)[None, :]]))  # expect: NKI102 error
+    return out
