@@ -144,6 +144,10 @@ CASES = {
                              "alternating_sum_of_blocks": ([r(4, 128, 512)],),
                              "sum_into_a_shifted_window": ([r(4, 128, 512)],),
                              "copy_an_input_asserted_in_hbm": ([r(128, 512), r(128, 512)],)},
+    "b2_placed_and_carried.py": {
+        "rotate_four_psum_banks": ([r(128, 128), r(128, 512)],), "copy_rows_that_exist": ([r(256, 128)],),
+        "copy_first_share_of_groups": ([r(1792, 64)],),
+        "copy_first_share_of_groups_and_one_more": ([r(1792, 64)],)},
     "b2_indirect_views.py": {"gather_even_rows": ([r(128, 512)],), "gather_even_rows_into_every_row": ([r(128, 512)],)},
     "b2_config_loops.py": {"sum_config_blocks_sequential": ([r(8, 128, 512), BlockConfig(4)],),
                            "sum_config_blocks_affine": ([r(8, 128, 512), BlockConfig(4)],)},

@@ -282,11 +282,14 @@ class ControlMixin:
     def symbolic_branch(self, c: E.BExpr, body: list | Callable, orelse: list | Callable) -> None:
         f = self.frame
         env0 = dict(f.locals)
+        written0 = [(tr, set(tr.written)) for tr in self.loop_tracks if tr.frame is f]
         b1 = self._run_branch(c, body)
         self.heap.rollback(b1.trial)
         f.locals.clear()
         f.locals.update(env0)
         b2 = self._run_branch(E.bnot(c), orelse)
+        if written0:
+            self._carried_through_branch(env0, b1, b2, written0)
         if b1.ft == E.FALSE and b2.ft == E.FALSE:
             raise NoFallthrough()
         if b1.ft == E.FALSE:
@@ -302,6 +305,18 @@ class ControlMixin:
             return
         self._merge_branches(c, b1, b2)
         self._narrow(E.bor(b1.ft, b2.ft))
+
+    @staticmethod
+    def _carried_through_branch(env0: dict, b1: Branch, b2: Branch, written0: list) -> None:
+        """A name one side assigns and the other leaves as it was (`if rows > 0: wrote = True` in a loop body):
+        after the branch it may hold what the previous iteration left, so the loop carries it, as if read."""
+        for name, v0 in env0.items():
+            kept1, kept2 = b1.env.get(name, V.MISSING) is v0, b2.env.get(name, V.MISSING) is v0
+            if kept1 == kept2:
+                continue
+            for tr, written in written0:
+                if name in tr.assigned and name not in written:
+                    tr.carried.add(name)
 
     def _narrow(self, cond: E.BExpr) -> None:
         if cond != E.TRUE:

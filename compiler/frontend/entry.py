@@ -776,8 +776,12 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     args: list = []
     kwargs: dict = {}
     for i, p in enumerate(pos):
-        # a launch argument the host code computed in a way not followed (`np.sort(x).reshape(...)`) is the
-        # parameter as if launched standalone
+        # a launch argument the host code computed in a way not followed (`np.sort(x).reshape(...)`), or a
+        # launcher's own parameter the kernel only computes with as a number (`split[lnc](x, parts)` with
+        # `x.shape[0] % parts`), is the parameter as if launched standalone
+        if i < len(ctx.args) and _forwarded_scalar(interp, p, ctx.args[i], evidence):
+            args.append(_symbolic_param(interp, kb, p, hints, evidence))
+            continue
         if i < len(ctx.args) and not isinstance(ctx.args[i], V.Unknown):
             args.append(_convert_arg(interp, kb, p.arg, ctx.args[i], hints))
             continue
@@ -808,6 +812,13 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
                 interp._placeholders.add(p.arg)
             kwargs[p.arg] = _symbolic_param(interp, kb, p, hints, evidence)
     return args, kwargs
+
+
+def _forwarded_scalar(interp: Interpreter, p: ast.arg, v: Any, evidence: set) -> bool:
+    """A launcher's parameter passed on as is (to the launcher, an array of unknown shape), where the kernel uses
+    the parameter only as a number (`_value_evidence`) and never as a tensor (`_tensor_evidence`)."""
+    return isinstance(v, V.HostArray) and v.shape is None and p.arg not in evidence and \
+        getattr(interp, "_value_params", {}).get(p.arg) in ("int", "value")
 
 
 def _given(interp: Interpreter, p: ast.arg, default: Any) -> bool:

@@ -257,6 +257,13 @@ class OpsMixin:
             return V.SymFloat(a.num, E.mul(a.den, b))
         if op is ast.Mult and isinstance(a, V.SymFloat) and a.num is not None and V.is_int(b):
             return V.SymFloat(E.mul(a.num, b), a.den)
+        # an integer times or over a float constant (`int(total * 0.65)`): the constant as the fraction it
+        # spells (13/20), so what is derived from it stays exact
+        for x, c in ((a, b), (b, a)):
+            if V.is_int(x) and isinstance(c, float) and op is ast.Mult and (q := _fraction(c)) is not None:
+                return V.SymFloat(E.mul(x, q[0]), E.lift(q[1]))
+        if op is ast.Div and V.is_int(a) and isinstance(b, float) and b != 0 and (q := _fraction(b)) is not None:
+            return V.SymFloat(E.mul(a, q[1]), E.lift(q[0]))
         return V.OPAQUE_FLOAT
 
     def _float_of(self, v: Any) -> Any:
@@ -590,3 +597,16 @@ class OpsMixin:
         if isinstance(obj, V.Cell):
             return self.merge(c, s1, s2)
         return s2
+
+
+def _fraction(c: float) -> tuple | None:
+    """(num, den) of a float constant as a short fraction that is the same float (0.65 is 13/20), else None."""
+    import fractions
+    import math
+
+    if not math.isfinite(c):
+        return None
+    q = fractions.Fraction(c).limit_denominator(1 << 16)
+    if float(q) != c:
+        return None
+    return q.numerator, q.denominator

@@ -227,12 +227,51 @@ def _multiplicity(ka: KernelAnalysis, t: ir.Tensor) -> E.Expr:
         if lp is None or not _used_outside(k, t, lid):
             continue
         trip = E.maximum(0, E.ceildiv(E.sub(lp.stop, lp.start), lp.step))
+        if t.address is not None:
+            # placed by hand: iterations at the same address share its bytes (`address=(0, (k % 4) * BANK)` is
+            # four regions whatever the trip count)
+            distinct = _distinct_addresses(t.address, lp.var)
+            if distinct is not None:
+                mult = E.mul(mult, E.minimum(trip, distinct))
+                continue
         outside = {op.instance[pos] for ins in k.instrs if lid not in ins.ctx.loops for op in ins.operands
                    if op.tensor == t.id and len(op.instance) > pos}
         if len(outside) == 1 and not E.free_syms(E.lift(next(iter(outside)))) & indices:
             trip = E.minimum(trip, 2)
         mult = E.mul(mult, trip)
     return mult
+
+
+def _distinct_addresses(address: tuple, var: E.Sym) -> int | None:
+    """How many different addresses a placement takes as `var` varies: 1 when it does not mention `var`, m when
+    `var` only appears inside `... % m` for a constant m; None when not known (every iteration's may differ)."""
+    out = 1
+    for e in address:
+        found = _moduli_of(E.lift(e), var)
+        if found is None:
+            return None
+        for m in found:
+            out *= m
+    return out
+
+
+def _moduli_of(e: E.Expr, var: E.Sym) -> list | None:
+    """The constant moduli m of the `x % m` that hold every occurrence of `var` in `e` (None: one is outside)."""
+    if var not in E.free_syms(e):
+        return []
+    if isinstance(e, E.Mod) and isinstance(e.b, E.Const) and e.b.value > 0:
+        return [e.b.value]
+    if e is var or e == var:
+        return None
+    out: list = []
+    for k in E.children(e):
+        if not isinstance(k, E.Expr):
+            return None
+        found = _moduli_of(k, var)
+        if found is None:
+            return None
+        out += found
+    return out
 
 
 def _live_ranges(k: ir.Kernel, back_edge: bool = True) -> dict:
@@ -439,10 +478,17 @@ def _capacity(ka: KernelAnalysis, sizes: Sizes) -> list:
         per_partition: E.Expr = E.ZERO  # the same sum when every live tensor spans all partitions
         full = True
         facts: list = []
+        placed: set = set()  # (address, bytes) of the tensors placed by hand counted so far
         for u in at_point:
             if u.buffer != t.buffer:
                 continue
             nbytes, f = sizes.bytes_per_partition(u)
+            if u.address is not None:
+                # tensors placed at the same address share its bytes (a placement rotated between buffers)
+                key = (tuple(E.lift(a) for a in u.address), E.lift(nbytes))
+                if key in placed:
+                    continue
+                placed.add(key)
             facts += f
             mult = _multiplicity(ka, u)
             parts = E.minimum(u.shape[u.par_dim or 0], target.pmax) if u.shape else E.ONE
