@@ -147,7 +147,9 @@ CASES = {
     "b2_placed_and_carried.py": {
         "rotate_four_psum_banks": ([r(128, 128), r(128, 512)],), "copy_rows_that_exist": ([r(256, 128)],),
         "copy_first_share_of_groups": ([r(1792, 64)],),
-        "copy_first_share_of_groups_and_one_more": ([r(1792, 64)],)},
+        "copy_first_share_of_groups_and_one_more": ([r(1792, 64)],),
+        "scatter_row_unless_out_of_range": ([r(1, 512), r(8, 512), np.array([[9]], np.int32)],),
+        "copy_scaled_unless_split": ([r(128, 64)],)},
     "b2_indirect_views.py": {"gather_even_rows": ([r(128, 512)],), "gather_even_rows_into_every_row": ([r(128, 512)],)},
     "b2_config_loops.py": {"sum_config_blocks_sequential": ([r(8, 128, 512), BlockConfig(4)],),
                            "sum_config_blocks_affine": ([r(8, 128, 512), BlockConfig(4)],)},

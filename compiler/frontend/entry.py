@@ -768,6 +768,7 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     hints.update({p: r for p, r in overrides.items() if r > 0})
     evidence = _tensor_evidence(fn.node, [p.arg for p in pos])
     interp._value_params = _value_evidence(fn.node, [p.arg for p in pos + a.kwonlyargs])
+    interp._none_tested = _none_tested(fn.node, {p.arg for p in pos + a.kwonlyargs})
     interp._none_defaults = set()
     interp._placeholders = set()
     interp._optional_fields = _optional_tensor_fields(interp, fn)
@@ -814,6 +815,17 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     return args, kwargs
 
 
+def _none_tested(fn_node: ast.AST, params: set) -> set:
+    """Parameters the kernel compares with None (`x is None`, `x is not None`, `x == None`)."""
+    out: set = set()
+    for n in walk(fn_node):
+        if isinstance(n, ast.Compare) and len(n.comparators) == 1:
+            sides = (n.left, n.comparators[0])
+            if any(isinstance(x, ast.Constant) and x.value is None for x in sides):
+                out |= {x.id for x in sides if isinstance(x, ast.Name) and x.id in params}
+    return out
+
+
 def _forwarded_scalar(interp: Interpreter, p: ast.arg, v: Any, evidence: set) -> bool:
     """A launcher's parameter passed on as is (to the launcher, an array of unknown shape), where the kernel uses
     the parameter only as a number (`_value_evidence`) and never as a tensor (`_tensor_evidence`)."""
@@ -838,6 +850,8 @@ def _placeholder_default(interp: Interpreter, p: ast.arg, default: Any) -> bool:
     replaces, not a value to analyse with."""
     if default is not None:
         return False
+    if p.arg in getattr(interp, "_none_tested", ()):
+        return False  # the kernel asks whether it is None (`if cp_deg is not None:`): None is a real choice
     if p.annotation is None:
         return getattr(interp, "_value_params", {}).get(p.arg) == "int"
     ann = ast.unparse(p.annotation)

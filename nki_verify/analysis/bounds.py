@@ -29,11 +29,14 @@ def _unbounded(ka: KernelAnalysis, syms: list) -> list:
 
 
 def _oob_skipped(k: ir.Kernel) -> set:
-    """(tensor, span) of the operands of instructions that skip out-of-bounds elements."""
+    """(tensor, span) of the operands of instructions that skip out-of-bounds elements, and (tensor, access) of
+    those operands: a view made earlier and kept in a variable (`v = t.ap(..., scalar_offset=i)`, then
+    `dma_copy(dst=v, ..., oob_mode=skip)`) is the same access."""
     out = set()
     for ins in k.instrs:
         if any(name == "oob_mode" and v == "skip" for name, v in ins.attrs):
             out.update((op.tensor, op.span) for op in ins.operands)
+            out.update((op.tensor, op.access) for op in ins.operands if op.access is not None)
     return out
 
 
@@ -46,7 +49,8 @@ def subscript_obligations(ka: KernelAnalysis) -> list:
         facts = ka.local_facts(sub.ctx, sub.iotas, sub.mask)
         if sub.what == "ap":
             if sub.pattern is not None:
-                out.extend(_pattern(ka, t, sub, facts, (sub.tensor, sub.span) in skipped))
+                out.extend(_pattern(ka, t, sub, facts, (sub.tensor, sub.span) in skipped or
+                                    (sub.tensor, sub.pattern.access) in skipped))
             continue
         for axis, item in enumerate(sub.items):
             if axis >= len(sub.shape):

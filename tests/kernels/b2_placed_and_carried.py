@@ -1,7 +1,10 @@
 """Forms from AWS's own model kernels: tiles placed by hand at rotating addresses share their bytes (four PSUM
 banks reused by sixteen tiles); a flag a loop sets on only some iterations is carried out of the loop; an
 integer times a float constant (`int(n * 0.65)`) stays exact; a launcher's own parameter that the kernel only
-computes with is a number, not an input tensor."""
+computes with is a number, not an input tensor; a view kept in a variable is checked under the oob_mode of the
+instruction that uses it; an `int = None` parameter the kernel compares with None is optional, not a placeholder."""
+import numpy as np
+
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -84,3 +87,28 @@ def split_rows(x, parts):
 
 def split_rows_launcher(x, parts, lnc):
     return split_rows[lnc](x, parts)
+
+
+@nki.jit
+def scatter_row_unless_out_of_range(x, cache, idx):
+    # idx may name a row another rank owns (past the cache): the copy skips it
+    assert x.shape == (1, 512) and cache.shape == (8, 512) and idx.shape == (1, 1)
+    idx_sb = nl.ndarray((1, 1), dtype=idx.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=idx_sb, src=idx)
+    row = cache.ap(pattern=[[512, 1], [1, 512]], offset=0, scalar_offset=idx_sb, indirect_dim=0)
+    nisa.dma_copy(dst=row, src=x, oob_mode=nisa.oob_mode.skip)
+    return cache
+
+
+@nki.jit
+def copy_scaled_unless_split(x, scale: float = 1.0, cp_deg: int = None):
+    if cp_deg is not None:
+        assert scale == 1.0, "context parallel only supports scale=1.0"
+    assert x.shape == (128, 64)
+    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=x)
+    return out
+
+
+if __name__ == "__main__":
+    copy_scaled_unless_split(np.zeros((128, 64), np.float32), scale=0.5)
