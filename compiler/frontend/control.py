@@ -64,6 +64,18 @@ class Branch:
         self.ft, self.env, self.muts, self.trial = ft, env, muts, trial
 
 
+def _loads(node: ast.AST) -> dict:
+    """name -> how many times `node` reads it (kept on the node)."""
+    out = getattr(node, "_nki_loads", None)
+    if out is None:
+        out = {}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                out[n.id] = out.get(n.id, 0) + 1
+        node._nki_loads = out
+    return out
+
+
 def assigned_names(stmts: list) -> set:
     """Names a block assigns (not counting nested function/class bodies)."""
     return set(binding_lines(stmts))
@@ -289,7 +301,7 @@ class ControlMixin:
         f.locals.update(env0)
         b2 = self._run_branch(E.bnot(c), orelse)
         if written0:
-            self._carried_through_branch(env0, b1, b2, written0)
+            self._carried_through_branch(env0, b1, b2, written0, body, orelse)
         if b1.ft == E.FALSE and b2.ft == E.FALSE:
             raise NoFallthrough()
         if b1.ft == E.FALSE:
@@ -306,16 +318,22 @@ class ControlMixin:
         self._merge_branches(c, b1, b2)
         self._narrow(E.bor(b1.ft, b2.ft))
 
-    @staticmethod
-    def _carried_through_branch(env0: dict, b1: Branch, b2: Branch, written0: list) -> None:
-        """A name one side assigns and the other leaves as it was (`if rows > 0: wrote = True` in a loop body):
-        after the branch it may hold what the previous iteration left, so the loop carries it, as if read."""
+    def _carried_through_branch(self, env0: dict, b1: Branch, b2: Branch, written0: list, body: Any,
+                                orelse: Any) -> None:
+        """A name one side assigns and the other leaves as it was (`if rows > 0: wrote = True` in a loop body),
+        and that the function reads outside this branch: after the branch it may hold what the previous
+        iteration left, so the loop carries it, as if read.  (A temporary only the branch itself reads is not.)"""
+        fn = self.frame.func.node if self.frame.func is not None else None
         for name, v0 in env0.items():
             kept1, kept2 = b1.env.get(name, V.MISSING) is v0, b2.env.get(name, V.MISSING) is v0
             if kept1 == kept2:
                 continue
-            for tr, written in written0:
-                if name in tr.assigned and name not in written:
+            loops = [tr for tr, written in written0 if name in tr.assigned and name not in written]
+            if not loops or fn is None:
+                continue
+            inside = sum(_loads(st).get(name, 0) for part in (body, orelse) if isinstance(part, list) for st in part)
+            if _loads(fn).get(name, 0) > inside:
+                for tr in loops:
                     tr.carried.add(name)
 
     def _narrow(self, cond: E.BExpr) -> None:
