@@ -113,6 +113,7 @@ CASES = {
         "batch_from_iota": ([r(4, 128, 256)],),
         "rows_clamped_in_place": ([r(1024, 64), RNG.integers(0, 4096, (128, 1)).astype(np.int32)],),
         "rows_shifted_in_place": ([r(1024, 64)],),
+        "rows_of_one_plane": ([RNG.integers(0, 1024, (128, 4)).astype(np.int32), r(2, 1024, 256)],),
         "gather_rows": ([r(128, 512), np.arange(64, dtype=np.int32).reshape(64, 1) * 2],),
         "gather_rows_clamped_one_past_the_table": ([r(128, 512), np.full((64, 1), 200, np.int32)],)},
     "b1_uninitialized.py": {"masked_load_full_store": ([r(100, 512)],)},

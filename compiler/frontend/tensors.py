@@ -472,8 +472,10 @@ class TensorMixin:
                 size = self.fresh_int(f"<size of an index tile: {k.reason}>")
             else:
                 continue
-            if axis < rank:
-                shapes.append((1,) * axis + (size,) + (1,) * (rank - axis - 1))
+            # the axis of the result it spans: axes indexed by a single integer (`cache[0, idx_tile, i_f]`) drop out
+            pos = sum(1 for k2 in keys[:axis] if isinstance(k2, (V.IndexGrid, V.TensorVal, V.Unknown, slice)))
+            if pos < rank:
+                shapes.append((1,) * pos + (size,) + (1,) * (rank - pos - 1))
         shape = self.broadcast_shapes(shapes, node)
         offset = E.lift(view.offset)
         items: list = []

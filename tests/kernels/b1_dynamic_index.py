@@ -92,3 +92,17 @@ def rows_shifted_in_place(table):
     idx[...] += 1000
     nl.store(out, value=nl.load(table[idx, nl.arange(64)[None, :]]))  # expect: NKI102 error
     return out
+
+
+@nki.jit
+def rows_of_one_plane(table, cache):
+    # `cache[0, idx, i_f]`: the integer picks a plane, the (128, 1) index tile picks one row per partition
+    assert table.shape == (128, 4) and cache.shape == (2, 1024, 256)
+    out = nl.ndarray((128, 256), dtype=cache.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    tbl = nl.load(table)
+    idx = nl.ndarray((128, 1), dtype=nl.int32, buffer=nl.sbuf)
+    idx[...] = nl.bitwise_and(tbl[i_p, 1], 1023)
+    i_f = nl.arange(256)[None, :]
+    nl.store(out[i_p, i_f], value=nl.load(cache[0, idx, i_f]))
+    return out
