@@ -110,7 +110,10 @@ def is_host_function(fn: Any) -> bool:
     if code is None:
         return False
     g = getattr(fn, "__globals__", {})
-    return any(isinstance(g.get(n), Kernel) for n in code.co_names)
+    if any(isinstance(g.get(n), Kernel) for n in code.co_names):
+        return True
+    # a test that defines its kernel inside itself and launches it (`def test_add(): @nki.jit def add(...)`)
+    return getattr(fn, "__name__", "").startswith("test") and any(hasattr(c, "co_code") for c in code.co_consts)
 
 
 # ----------------------------------------------------------------------------- launching

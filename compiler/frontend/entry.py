@@ -74,6 +74,15 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
     kernels = _kernels_of(interp, mod)
     result.kernel_names = [k.func.name for k in kernels]
     _explore_launchers(interp, mod, kernels)
+    # kernels defined inside a test function or launcher (`def test_add(): @nki.jit def add(...)`) and launched
+    # there: analysed at those launches
+    known = {id(kv.func) for kv in kernels}
+    for k, *_ in interp.launches:
+        if id(k.func) not in known and k.func.module is mod and not (options.kernels and
+                                                                     k.func.name not in options.kernels):
+            known.add(id(k.func))
+            kernels.append(k)
+            result.kernel_names.append(k.func.name)
     launched = {id(k.func) for k, *_ in interp.launches}
     called = _called_from_kernels(kernels)
     pm = index.parse(index.entry_path)
@@ -288,9 +297,10 @@ def _explore_launchers(interp: Interpreter, mod: V.ModuleVal, kernels: list) -> 
 
 def _explore_host_function(interp: Interpreter, mod: V.ModuleVal, v: V.FunctionVal, names: set,
                            bound: list) -> None:
-    """Run host function `v` (after the arguments `bound`, e.g. a test instance) when it names a kernel."""
+    """Run host function `v` (after the arguments `bound`, e.g. a test instance) when it names a kernel, or
+    when it is a test that defines one of its own."""
     used = {n.id for n in walk(v.node) if isinstance(n, ast.Name)}
-    if not used & names:
+    if not used & names and not (v.name.startswith("test") and _defines_kernel(v.node)):
         return
     args = list(bound)
     a = v.node.args
@@ -308,6 +318,16 @@ def _explore_host_function(interp: Interpreter, mod: V.ModuleVal, v: V.FunctionV
     finally:
         interp._host_rank_hints = {}
         interp._host_exact_ranks = set()
+
+
+def _defines_kernel(fn: ast.AST) -> bool:
+    """A nested function decorated with something named like `jit` (nki.jit, nki_jit, baremetal...)."""
+    for n in walk(fn):
+        if n is not fn and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if any(any(w in ast.unparse(d) for w in ("jit", "baremetal", "simulate", "benchmark"))
+                   for d in n.decorator_list):
+                return True
+    return False
 
 
 def _is_test_class(cls: V.ClassVal) -> bool:

@@ -82,3 +82,15 @@ def test_add_a_spectrum():
     a = np.random.random_sample([128, 512]).astype(np.float32)
     b = np.fft.fft(a).real.astype(np.float32)
     assert np.allclose(add_a_spectrum(a, b), a + b)
+
+
+def test_nested_copy_of_a_tall_block():
+    # a kernel defined inside the test that launches it: analysed at that launch
+    @nki.jit(mode="simulation")
+    def copy_tall_block(a_tensor):
+        out = nl.ndarray(a_tensor.shape, dtype=a_tensor.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.load(a_tensor))  # expect: NKI201 error
+        return out
+
+    a = np.random.random_sample([256, 64]).astype(np.float32)
+    copy_tall_block(a)
