@@ -189,6 +189,10 @@ class OpsMixin:
                 return V.SymFloat(E.lift(a), E.lift(b))
             if op is ast.Pow and isinstance(b, int) and 0 <= b <= 8:
                 return E.lower(E.power(a, b))
+            if op is ast.BitAnd:
+                bits = self._clear_lowest_bit(a, b)
+                if bits is not None:
+                    return bits
             if op in (ast.LShift,) and isinstance(b, int) and 0 <= b < 63:
                 return E.lower(E.mul(a, 1 << b))
             if op in (ast.RShift,) and isinstance(b, int) and 0 <= b < 63:
@@ -248,6 +252,16 @@ class OpsMixin:
                 self.kb.add_check(self.make_check("NKI501", E.FALSE, "integer division by zero", node))
             return
         self.assume(E.ne(b, 0), node, "division")
+
+    def _clear_lowest_bit(self, a: Any, b: Any) -> Any:
+        """`x & (x - 1)` (the power-of-two test `x & (x - 1) == 0`) for a positive x: 0 when x is a power of two,
+        else a positive integer not followed further (x up to 2**40)."""
+        for x, y in ((a, b), (b, a)):
+            if E.lift(y) == E.lift(E.sub(x, 1)) and self.decide(E.ge(E.lift(x), 1)) is True:
+                pow2 = E.bor(*(E.eq(E.lift(x), 1 << k) for k in range(41)))
+                rest = self.fresh_int("<x & (x - 1) of an x that is not a power of two>", "scalar", 1, None)
+                return E.lower(E.ite(pow2, 0, rest))
+        return None
 
     def _float_binop(self, op: type, a: Any, b: Any) -> Any:
         fa, fb = self._float_of(a), self._float_of(b)

@@ -2,7 +2,8 @@
 banks reused by sixteen tiles); a flag a loop sets on only some iterations is carried out of the loop; an
 integer times a float constant (`int(n * 0.65)`) stays exact; a launcher's own parameter that the kernel only
 computes with is a number, not an input tensor; a view kept in a variable is checked under the oob_mode of the
-instruction that uses it; an `int = None` parameter the kernel compares with None is optional, not a placeholder."""
+instruction that uses it; an `int = None` parameter the kernel compares with None is optional, not a placeholder;
+`x & (x - 1) == 0` says x is a power of two."""
 import numpy as np
 
 import nki
@@ -109,6 +110,33 @@ def copy_scaled_unless_split(x, scale: float = 1.0, cp_deg: int = None):
     nisa.dma_copy(dst=out, src=x)
     return out
 
+
+
+def _is_power_of_2(x):
+    return x > 0 and (x & (x - 1)) == 0
+
+
+@nki.jit
+def whole_tiles_across_the_row(a):
+    # a power of two up to 128 divides 128: (128 // n) tiles of n columns fill the row exactly
+    n = a.shape[1]
+    assert a.shape[0] == 128 and n <= 128 and _is_power_of_2(n)
+    t = nl.ndarray((128, (128 // n) * n), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.memset(dst=t, value=0.0)
+    out = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def whole_tiles_across_the_row_of_any_width(a):
+    n = a.shape[1]
+    assert a.shape[0] == 128 and n <= 128
+    t = nl.ndarray((128, (128 // n) * n), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.memset(dst=t, value=0.0)
+    out = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=t)  # expect: NKI501 warning
+    return out
 
 if __name__ == "__main__":
     copy_scaled_unless_split(np.zeros((128, 64), np.float32), scale=0.5)
