@@ -79,7 +79,15 @@ class NkiMixin:
         return V.ApiVal(full, d)
 
     def api_getitem(self, obj: V.ApiVal, key: Any, node: ast.AST | None) -> Any:
-        return obj  # typing generics such as nt.tensor[...]
+        """Typing generics such as `nt.tensor[...]`.  In host code, `nt.tensor[[256, 512], nl.bfloat16]` stands
+        for an input of that shape and dtype (the matmul tutorial benchmarks kernels with such placeholders): a
+        host array."""
+        if self.kb is None and obj.path.endswith("tensor") and isinstance(key, tuple) and len(key) == 2 and \
+                isinstance(key[0], (tuple, V.PyList)):
+            shape = self._host_dims(key[0], node)
+            if shape is not None:
+                return V.HostArray(tuple(shape), self.api_dtype(key[1]), "nt.tensor")
+        return obj
 
     def api_dtype(self, v: Any) -> str | None:
         """The canonical dtype a value denotes, or None."""

@@ -1,9 +1,11 @@
 """Kernels launched by host code that builds its arrays with numpy arithmetic, and chains one kernel's output
 into another: the shapes reach the kernels (was: NKI902, the arrays not understood).  Arrays inside a list of
-tuples the launcher passes are input tensors too."""
+tuples the launcher passes are input tensors too, and `nt.tensor[[M, N], dtype]` placeholders (the matmul
+tutorial's benchmark launches) are inputs of that shape."""
 import numpy as np
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
+import neuronxcc.nki.typing as nt
 
 
 @nki.jit
@@ -42,3 +44,14 @@ if __name__ == "__main__":
     # centred noise: (uniform - 0.5) * 2, cast; only 256 columns, so first_block reads past them
     a = ((np.random.random_sample([128, 256]) - 0.5) * 2).astype(np.float32)
     b = doubled(first_block(a))
+
+
+@nki.jit
+def first_wide_block(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.load(a[0:128, 0:512]))  # expect: NKI101 error
+    return out
+
+
+if __name__ == "__main__":
+    nki.benchmark(warmup=5, iters=10)(first_wide_block)(nt.tensor[[128, 256], nl.bfloat16])
