@@ -102,7 +102,6 @@ class ContentsMixin:
     def track_contents(self, ins: Any, bound: dict, result: Any) -> None:
         if self.kb is None:
             return
-        contents, regs = self._state()
         q = ins.qualname
         dst = result if result is not None else bound.get("dst")
         if q == "isa.register_store":
@@ -113,7 +112,12 @@ class ContentsMixin:
             return
         if not isinstance(dst, V.TensorVal):
             return
-        rng = self._written_range(q, bound)
+        self._record_write(dst, bound, self._written_range(q, bound))
+
+    def _record_write(self, dst: V.TensorVal, bound: dict, rng: Any) -> None:
+        """`dst` was written with values in `rng`: it holds them (the whole tensor overwritten on the
+        unconditional path), else them or what it held before."""
+        contents, _ = self._state()
         if rng is not UNKNOWN and not self._exec_free(rng):
             rng = UNKNOWN  # depends on a loop index or program id: not one value for the whole tensor
         tid = dst.tensor.id
@@ -127,7 +131,6 @@ class ContentsMixin:
         range; a value not followed leaves it unknown)."""
         if self.kb is None:
             return
-        contents, _ = self._state()
         if accumulate in ARITH:
             before = self.content_range(target)
             rng = self._apply(V.ApiVal(f"language.{accumulate}", ir.B1), before, self._const_range(value), False)
@@ -137,13 +140,7 @@ class ContentsMixin:
             rng = self.content_range(value) if value.tensor.buffer in ir.ON_CHIP else UNKNOWN
         else:
             rng = self._const_range(value)
-        if rng is not UNKNOWN and not self._exec_free(rng):
-            rng = UNKNOWN
-        tid = target.tensor.id
-        if tid in contents and self._overwritten(target, {"mask": None if mask is E.TRUE else mask}):
-            contents[tid] = rng
-            return
-        contents[tid] = rng if tid not in contents else _join(contents[tid], rng)
+        self._record_write(target, {"mask": None if mask is E.TRUE else mask}, rng)
 
     def _overwritten(self, dst: V.TensorVal, bound: dict) -> bool:
         """A write of the whole tensor (one allocated outside loops, unmasked), on the kernel's unconditional

@@ -770,6 +770,13 @@ class NkiMixin:
         v = bound.get(role)
         return v if isinstance(v, V.TensorVal) else None
 
+    def _required_tensor(self, bound: dict, role: str, node: ast.AST | None) -> Any:
+        """The tensor bound to `role`, which a result shape rule needs."""
+        t = self._role_tensor(bound, role)
+        if t is None:
+            raise V.NotUnderstood(f"{role} must be a tensor", node)
+        return t
+
     def _result_shape(self, rule: tuple, bound: dict, node: ast.AST | None) -> tuple:
         kind = rule[0]
         if kind == "like":
@@ -800,9 +807,7 @@ class NkiMixin:
                 # result is taken to have the first operand's shape so that the analysis goes on
                 return shapes[0]
         if kind == "reduce":
-            t = self._role_tensor(bound, rule[1])
-            if t is None:
-                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            t = self._required_tensor(bound, rule[1], node)
             axis = bound.get(rule[2])
             keep = bool(bound.get(rule[3], False)) if len(rule) > 3 else False
             axes = axis if isinstance(axis, (tuple, list)) else (axis,)
@@ -825,9 +830,7 @@ class NkiMixin:
                 out = [1]
             return tuple(out)
         if kind == "transpose":
-            t = self._role_tensor(bound, rule[1])
-            if t is None:
-                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            t = self._required_tensor(bound, rule[1], node)
             axes = bound.get("axes")
             if isinstance(axes, (tuple, V.PyList)):
                 perm = self.iterate_known(axes, node)
@@ -856,14 +859,10 @@ class NkiMixin:
             v = bound.get(rule[1])
             return self.shape_value(v, node)
         if kind == "partitions_and":
-            t = self._role_tensor(bound, rule[1])
-            if t is None:
-                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            t = self._required_tensor(bound, rule[1], node)
             return (t.shape[0], rule[2])
         if kind == "local_gather":
-            t = self._role_tensor(bound, rule[1])
-            if t is None:
-                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            t = self._required_tensor(bound, rule[1], node)
             n_valid = bound.get(rule[2])
             if n_valid is None or n_valid is SPEC_MISSING:
                 n_valid = E.lower(E.mul(self.free_size(tuple(t.shape)), 16))  # every index of a core's slice
@@ -872,14 +871,10 @@ class NkiMixin:
             return (t.shape[0], E.lower(E.mul(self.as_int(n_valid, "num_valid_indices"),
                                                self.as_int(per_idx, "num_elem_per_idx"))))
         if kind == "bounds":
-            t = self._role_tensor(bound, rule[1])
-            if t is None:
-                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            t = self._required_tensor(bound, rule[1], node)
             return (t.shape[0], 2) + tuple(t.shape[1:])
         if kind == "partition_reduce":
-            t = self._role_tensor(bound, rule[1])
-            if t is None:
-                raise V.NotUnderstood(f"{rule[1]} must be a tensor", node)
+            t = self._required_tensor(bound, rule[1], node)
             return (1,) + tuple(t.shape[1:])
         if kind == "grid":
             g = bound.get(rule[1])

@@ -224,7 +224,8 @@ def _multiplicity(ka: KernelAnalysis, t: ir.Tensor) -> E.Expr:
     mult: E.Expr = E.ONE
     for pos, lid in enumerate(t.loops):
         lp = loops.get(lid)
-        if lp is None or not _used_outside(k, t, lid):
+        outside = [op for ins in k.instrs if lid not in ins.ctx.loops for op in ins.operands if op.tensor == t.id]
+        if lp is None or not outside:
             continue
         trip = E.maximum(0, E.ceildiv(E.sub(lp.stop, lp.start), lp.step))
         if t.address is not None:
@@ -234,9 +235,8 @@ def _multiplicity(ka: KernelAnalysis, t: ir.Tensor) -> E.Expr:
             if distinct is not None:
                 mult = E.mul(mult, E.minimum(trip, distinct))
                 continue
-        outside = {op.instance[pos] for ins in k.instrs if lid not in ins.ctx.loops for op in ins.operands
-                   if op.tensor == t.id and len(op.instance) > pos}
-        if len(outside) == 1 and not E.free_syms(E.lift(next(iter(outside)))) & indices:
+        instances = {op.instance[pos] for op in outside if len(op.instance) > pos}
+        if len(instances) == 1 and not E.free_syms(E.lift(next(iter(instances)))) & indices:
             trip = E.minimum(trip, 2)
         mult = E.mul(mult, trip)
     return mult
