@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from compiler import expr as E
 from nki_verify import analyze_source
 from nki_verify.analysis import radix, rewrite
-from nki_verify.analysis.solver import Proved, Prover, Violated
+from nki_verify.analysis.solver import Proved, Prover, Violated, as_multiples
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -226,6 +226,20 @@ def test_a_violation_found_at_concrete_inputs_is_reported_as_violated():
     r = p.find_violation(E.le(E.mul(N, D), 4096), [])
     assert isinstance(r, Violated)
     assert r.model[N] * r.model[D] > 4096
+
+
+def test_a_multiple_of_a_constant_is_asked_about_as_its_quotient():
+    # a loop index stepping by 128 (`c % 128 == 0`): `N * 128 * (c // 128)` is `N * c` (a non-linear equality
+    # the solver need not see), and a model gives c, not the quotient the question was asked in
+    c = sym("c", EXEC_UIDS)
+    facts = [E.ge(c, 0), E.lt(c, N), E.eq(E.mod(c, 128), 0)]
+    goal, rest, multiples = as_multiples(E.eq(E.mul(N, E.mul(128, E.floordiv(c, 128))), E.mul(N, c)), facts)
+    assert goal == E.TRUE and c in multiples and not any(c in E.free_syms(f) for f in rest)
+    # a symbol only used whole is left alone (nothing to gain, and the solver's search would change)
+    assert as_multiples(E.lt(c, N), facts)[2] == {}
+    r = Prover([E.ge(N, 1), E.le(N, 4096)], 2000).find_violation(E.lt(E.add(E.floordiv(c, 128), c), 512), facts)
+    assert isinstance(r, Violated)
+    assert set(r.model) <= {c, N} and r.model[c] % 128 == 0 and r.model[c] // 128 + r.model[c] >= 512
 
 
 # ----------------------------------------------------------------------------- z3 contexts
@@ -608,3 +622,22 @@ def test_the_cache_keys_size_check_counts_the_walk_of_all_the_expressions(steps,
         assert p._visits_over(list(exprs)) == (_walk_visits(list(exprs)) > limit)  # from the memo
     finally:
         S.KEY_NODES = old
+
+
+@settings(deadline=None)
+@given(st.lists(_cmps(), max_size=2), _cmps(), st.sampled_from([2, 3, 4]))
+def test_writing_a_multiple_as_its_quotient_asks_the_same_question(facts, goal, step):
+    facts = facts + [E.eq(E.mod(_X, step), 0)]
+    g2, rest, multiples = as_multiples(goal, facts)
+    for env in itertools.product(range(-6, 7), repeat=3):
+        env = dict(zip((_X, _Y, _Z), env))
+        moved = dict(env)
+        for x, (k, q) in multiples.items():
+            moved[q] = env[x] // k
+        try:
+            if not all(E.evaluate(f, env) for f in facts):
+                continue
+            assert all(E.evaluate(f, moved) for f in rest)
+            assert E.evaluate(goal, env) == E.evaluate(g2, moved), (env, goal, g2)
+        except ZeroDivisionError:
+            continue

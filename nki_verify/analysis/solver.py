@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import math
 import weakref
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -352,6 +353,68 @@ def model_values(m: Any, pairs: Iterable, completion: bool = False) -> dict:
     return out
 
 
+MULTIPLE_UIDS = 4 * 10**9  # the quotient symbols of `as_multiples`, apart from the front end's and the analyses'
+
+
+def as_multiples(goal: E.BExpr, facts: list) -> tuple:
+    """The question with each symbol the facts say is a multiple of a constant (`x % 128 == 0`: a loop's
+    index stepping by 128, an asserted tile multiple) written as that constant times a new symbol, its
+    quotient: `x // 128` is then the quotient and `128 * (x // 128)` is `x` again, so products the solver
+    found non-linear are linear (or gone).  The same question: `x` ranges over exactly the multiples `128*q`.
+    Returns (goal, facts, {x: (c, q)}) for `with_multiples` to put `x` back into a model."""
+    found: dict = {}
+    for f in facts:
+        for g in f.args if isinstance(f, E.BAnd) else (f,):
+            if isinstance(g, E.Cmp) and g.op == E.EQ and isinstance(g.e, E.Mod) and isinstance(g.e.a, E.Sym) and \
+                    isinstance(g.e.b, E.Const) and g.e.b.value > 1:
+                x, c = g.e.a, g.e.b.value
+                if found.get(x, (0,))[0] % c:  # keep the larger step where two are stated (128 over 64)
+                    found[x] = (c * found[x][0] // math.gcd(c, found[x][0]),)
+                elif x not in found:
+                    found[x] = (c,)
+    if found:
+        divided = _divided([goal] + list(facts))
+        found = {x: c for x, c in found.items() if any(c[0] % d == 0 for d in divided.get(x, ()))}
+    if not found:
+        return goal, facts, {}
+    multiples = {x: (c, E.Sym(f"{x.name}/{c}", MULTIPLE_UIDS + x.uid, x.kind)) for x, (c,) in found.items()}
+    mapping = {x: E.mul(c, q) for x, (c, q) in multiples.items()}
+    out = E.substitute_all([goal] + list(facts), mapping)
+    return out[0], [f for f in out[1:] if f != E.TRUE], multiples
+
+
+def _divided(exprs: list) -> dict:
+    """{symbol: constants} of the quotients and remainders by a constant that the symbol is inside of
+    (`(x + 1) // 128`), besides the defining `x % 128 == 0` itself: where writing x as a multiple helps."""
+    out: dict = {}
+    seen: set = set()
+    stack = list(exprs)
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, (E.FloorDiv, E.Mod)) and isinstance(e.b, E.Const) and e.b.value > 1 and \
+                not (isinstance(e, E.Mod) and isinstance(e.a, E.Sym)):
+            for x in E.free_syms(e.a):
+                out.setdefault(x, set()).add(e.b.value)
+        if isinstance(e, (E.Expr, E.BExpr)):
+            stack.extend(E.children(e))
+    return out
+
+
+def with_multiples(verdict: Any, multiples: dict) -> Any:
+    """`verdict` with the values of the symbols `as_multiples` replaced put back in its model."""
+    if not multiples or not isinstance(verdict, Violated):
+        return verdict
+    quotients = {q for _, q in multiples.values()}
+    model = {s: v for s, v in verdict.model.items() if s not in quotients}
+    for x, (c, q) in multiples.items():
+        if q in verdict.model:
+            model[x] = c * verdict.model[q]
+    return Violated(model)
+
+
 def relevant(goal_syms: set, facts: list) -> list:
     """The facts connected to the goal's symbols (cone of influence): the rest cannot matter."""
     syms = set(goal_syms)
@@ -549,11 +612,12 @@ class Prover:
         for f in local:
             syms |= E.free_syms(f)
         keep = local + relevant(syms, self.base)
+        goal, keep, multiples = as_multiples(goal, keep)
         key, order = self._key(f"violation/{rlimit}/{retry}", [goal] + keep)
         hit = self.cache.get(key) if key is not None else None
         if hit is not None:
             self.cache_hits += 1
-            out = _from_cache(hit, order)
+            out = with_multiples(_from_cache(hit, order), multiples)
             self.cache[exact] = out
             return out
         self.queries += 1
@@ -581,6 +645,7 @@ class Prover:
             self.seconds += time.perf_counter() - t0
         if key is not None:
             self.cache[key] = _to_cache(out, order)
+        out = with_multiples(out, multiples)
         self.cache[exact] = out
         return out
 
