@@ -96,7 +96,11 @@ def _invoke(prog: Any, decl: Any, dialect: str, impl: Callable, args: tuple, kwa
     prog.run.stats["instructions"] += 1
     form, bound = bind(decl, dialect, args, kwargs, prog.launch.default_value)
     mask = bound.pop("mask", None)
-    call = Call(prog, decl, form, bound, site, mask if isinstance(mask, Mask) else None)
+    mask = mask if isinstance(mask, Mask) else None
+    for v in bound.values():
+        if isinstance(v, View) and v.operand_mask is not None:
+            mask = Mask(v.operand_mask if mask is None else (mask.values & v.operand_mask))
+    call = Call(prog, decl, form, bound, site, mask)
     skip = getattr(call.get("oob_mode"), "spec_name", None) == "skip"
     empty = False  # an instruction on an empty view (a zero-size tail tile) moves no data
     for v in bound.values():

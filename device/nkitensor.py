@@ -11,6 +11,7 @@ is NKI102.
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -19,7 +20,7 @@ import numpy as np
 from . import context
 from . import dtypes as DT
 from .faults import subscript_item_site, user_site
-from .grids import IndexGrid
+from .grids import IndexGrid, Mask
 from .tensor import HBM_BUFFERS, ON_CHIP, Storage, View, row_major
 
 
@@ -364,6 +365,8 @@ def full_view(st: Storage) -> NkiTensor:
 
 
 def subscript(t: NkiTensor, key: Any) -> NkiTensor:
+    if isinstance(key, (bool, np.bool_, Mask)) and t.storage.on_chip:
+        return _masked(t, key)
     keys = list(key) if isinstance(key, tuple) else [key]
     flat = []
     for k in keys:
@@ -566,6 +569,16 @@ def _grid_subscript(t: NkiTensor, keys: list) -> NkiTensor:
                       site=user_site())
     view.pending = (arrays, dims, runtime)  # checked by the instruction that consumes the view, under its mask
     return view
+
+
+def _masked(t: NkiTensor, key: Any) -> NkiTensor:
+    """Beta-1 operand masking (`nl.matmul(lhs, rhs[i_f < n])`): the same tile, with a mask the consuming
+    instruction applies as if passed as its `mask=` (a Python bool, a mask the loop already settled, masks all
+    or nothing)."""
+    values = key.values if isinstance(key, Mask) else np.asarray(bool(key))
+    out = copy.copy(t)
+    out.operand_mask = values if t.operand_mask is None else (t.operand_mask & values)
+    return out
 
 
 class GridTensor(NkiTensor):

@@ -281,7 +281,7 @@ class View:
     """Which elements of a storage a tensor value denotes (the part of `Tensor` the engines read)."""
 
     __slots__ = ("storage", "shape", "strides", "offset", "grid", "valid", "dynamic", "oob", "site", "deferred",
-                 "_dv", "_sv")
+                 "operand_mask", "_dv", "_sv")
 
     def __init__(self, storage: Storage, shape: tuple, strides: tuple, offset: int, grid: Any = None,
                  valid: Any = None, dynamic: bool = False, oob: bool = False, site: Site | None = None) -> None:
@@ -296,6 +296,7 @@ class View:
         self.site = site
         self._dv = self._sv = None  # cached numpy views of the data and shadow arrays
         self.deferred = ()  # out-of-bounds dynamic accesses: faults unless the instruction says oob_mode.skip
+        self.operand_mask = None  # Beta-1 operand masking (`rhs[i_f < n]`): booleans the instruction applies
 
     @property
     def numel(self) -> int:

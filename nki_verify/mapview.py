@@ -184,9 +184,10 @@ def build(kernel: ir.Kernel, findings: list | None = None, timeout_ms: int = 100
 
 def _on_chip(k: ir.Kernel) -> list:
     """The tensors that take on-chip memory: allocations (not result tiles assigned straight into a view) and
-    manual placements, as NKI204 and NKI302 see them."""
+    manual placements that some instruction uses, as NKI204 and NKI302 see them."""
     aliases = memory.assigned_results(k)
-    return [t for t in k.tensors if t.buffer in ir.ON_CHIP and
+    touched = memory.touched(k)
+    return [t for t in k.tensors if t.buffer in ir.ON_CHIP and t.id in touched and
             ((t.kind in ("ndarray", "result") and t.id not in aliases) or (t.address is not None and
                                                                           len(t.address) >= 2))]
 

@@ -57,7 +57,8 @@ CASES = {
     "b1_host_arrays.py": {"first_block": ([r(128, 256)],), "doubled": ([r(128, 512)],),
                           "scale_and_shift_layers": ([r(128, 512), [(r(128, 512), r(128, 512)),
                                                                     (r(128, 512), r(128, 256))]],),
-                          "first_wide_block": ([r(128, 256)],)},
+                          "first_wide_block": ([r(128, 256)],), "rows_in_one_tile": ([r(256, 64)],),
+                          "run_first_columns": ([r(128, 64)], None, "first_columns")},
     "b1_test_harness.py": {"exp_rows": ([r(128, 1024)],), "exp_rows_launched_too_tall": ([r(256, 512)],),
                            "add_tiled_rows": ([r(128, 512), r(128, 512)],),
                            "copy_first_block": ([r(128, 256)],), "add_a_spectrum": ([r(128, 512), r(64, 256)],),
@@ -67,7 +68,8 @@ CASES = {
                        "transpose_through_the_identity": ([r(128, 128)],),
                        "transpose_through_the_identity_not_loaded": ([r(128, 128)],),
                        "scale_rows": ([r(128, 512), 2.0],),
-                       "scale_rows_by_an_input_in_hbm": ([r(128, 512), r(128, 1)],)},
+                       "scale_rows_by_an_input_in_hbm": ([r(128, 512), r(128, 1)],),
+                       "causal_mask_on_the_matmul_result": ([r(128, 128), r(128, 128)],)},
     "b1_masks.py": {"copy_masked": ([r(300, 64)],), "copy_unmasked": ([r(300, 64)],),
                     "transpose_mgrid": ([r(128, 100)],), "copy_masked_by_its_own_grid": ([r(300, 64)],),
                     "copy_masked_by_its_own_grid_one_row_too_many": ([r(300, 64)],),
@@ -96,6 +98,8 @@ CASES = {
                             "channels_to_groups_starting_one_channel_late": ([r(128, 96), 4],),
                             "odd_rows": ([r(256, 64)],), "odd_rows_from_the_third": ([r(256, 64)],)},
     "b2_conditional_lists.py": {"copy_a_row_range": ([r(384, 256), 100, 300],),
+                                "sum_two_windows_of_tiles": ([r(128, 1024)],),
+                                "sum_two_windows_of_tiles_too_wide": ([r(128, 1024)],),
                                 "copy_a_row_range_one_row_past_each_tile": ([r(384, 256), 200, 384],),
                                 "copy_rows_tiled_by_a_while_loop": ([r(300, 256)],),
                                 "copy_rows_tiled_by_a_while_loop_without_the_tail": ([r(320, 256)],),
@@ -121,6 +125,8 @@ CASES = {
     "b1_uninitialized.py": {"masked_load_full_store": ([r(100, 512)],)},
     "b2_dynamic_access.py": {
         "scalar_offset_rows": ([r(512, 512)],), "scalar_offset_one_row_too_far": ([r(512, 512)],),
+        "row_of_the_largest_score": ([np.arange(128, dtype=np.float32)[None, :], r(128, 512)],),
+        "row_of_the_largest_score_in_half_the_table": ([np.arange(128, dtype=np.float32)[None, :], r(64, 512)],),
         "scalar_offset_from_the_input": ([r(512, 512), np.array([[500]], np.int32)],),
         "vector_offset_rows": ([r(128, 512)],), "vector_offset_stride_too_large": ([r(128, 512)],),
         "static_pattern_every_element": ([r(64, 64)],), "static_pattern_past_the_end": ([r(64, 64)],),
@@ -226,7 +232,8 @@ CASES = {
         "sbuf_reused_in_sequence": ([r(128, 32768)],), "tile_per_iteration": ([r(128, 1024)],),
         "too_many_psum_banks": ([r(128, 128)],), "scale_in_place": ([r(128, 512)],),
         "write_output_argument": ([r(128, 512), np.zeros((128, 512), F32)],),
-        "placed_past_the_end": ([r(128, 1024)],), "placed_on_upper_partitions": ([r(96, 512)],)},
+        "placed_past_the_end": ([r(128, 1024)],), "placed_on_upper_partitions": ([r(96, 512)],),
+        "pool_of_slots_partly_used": ([r(128, 8192)],), "pool_of_slots_all_used": ([r(128, 8192)],)},
     "b2_partitions.py": {"copy_rows": ([r(128, 64)],), "copy_rows_unchecked": ([r(256, 64)],),
                          "big_tile": ([r(256, 512)],), "scaled_exp_of_rows": ([r(96, 200)],),
                          "scaled_exp_of_too_many_rows": ([r(256, 200)],)},
@@ -401,6 +408,35 @@ def k(a, b):
     out = KernelRunner().run(src, a, a)
     assert out.dtype == np.float16
     np.testing.assert_array_equal(out, np.full((4, 3), 2, np.float16))
+
+
+def test_a_beta1_bias_column_is_a_warning_the_device_broadcasts() -> None:
+    """Beta-1 `nisa.tensor_tensor(x, bias)` with a (P, 1) bias: the documentation asks for equal shapes, the
+    compiler accepts the column (public conv2d kernels add their bias so): a warning, not an error, and the
+    device broadcasts it.  A (P, 2) data2 is no column: an error, and a device fault."""
+    from nki_verify import Options, analyze_source
+
+    from .device_support import B1, KernelRunner
+    src = """
+@nki.jit
+def k(x, bias):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, value=nisa.tensor_tensor(nl.load(x), nl.load(bias), op=nl.add))
+    return out
+"""
+    runner = KernelRunner()
+    x = r(128, 512)
+    for cols, severity in ((1, "warning"), (2, "error")):
+        bias = r(128, cols)
+        launch = f"\nk(np.zeros((128, 512), np.float32), np.zeros((128, {cols}), np.float32))\n"
+        found = [d for d in analyze_source(B1 + src + launch, "bias.py", Options()).diagnostics if d.code == "NKI501"]
+        assert [d.severity for d in found] == [severity], found
+        res = runner.execute(src, x, bias, header=B1)
+        if cols == 1:
+            assert not res.faults
+            np.testing.assert_allclose(res.outputs, x + bias, rtol=1e-6)
+        else:
+            assert [f.code for f in res.faults] == ["NKI501"]
 
 
 def test_library_style_package_on_the_device() -> None:

@@ -948,6 +948,13 @@ class CallsMixin:
             if isinstance(lo, int) and isinstance(hi, int):
                 out = items[lo:hi]
                 return tuple(out) if is_tuple else V.PyList(self.heap, out)
+            # a window of a fixed length at a symbolic start inside the list (`tiles[4*h:4*h + 4]` in a loop over
+            # h): each element is the item its position selects, as `tiles[4*h + j]` would be
+            length = E.lower(E.sub(hi, lo))
+            if isinstance(length, int) and 0 <= length <= len(items) and \
+                    self.decide(E.band(E.ge(lo, 0), E.le(hi, len(items)))) is True:
+                out = [self._select(E.lift(E.add(lo, j)), items, node) for j in range(length)]
+                return tuple(out) if is_tuple else V.PyList(self.heap, out)
         raise V.NotUnderstood("slicing a Python sequence with symbolic bounds", node)
 
     def set_item(self, obj: Any, key: Any, value: Any, node: ast.AST | None) -> None:

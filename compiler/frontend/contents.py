@@ -164,6 +164,13 @@ class ContentsMixin:
             return UNKNOWN
         if q == "isa.iota":
             return self._iota_range(bound)
+        if q == "isa.nc_find_index8":
+            # a position in the row searched: below its elements per partition.  (The all-ones value for a value
+            # the row lacks is not modelled: the kernels search for what max8 took from that same row.)
+            data = bound.get("data")
+            if isinstance(data, V.TensorVal):
+                return (E.ZERO, E.lift(E.sub(self.free_size(tuple(data.shape)), 1)))
+            return UNKNOWN
         if q == "isa.tensor_scalar":
             rng = self.content_range(bound.get("data"))
             for op_key, arg_key in (("op0", "operand0"), ("op1", "operand1")):

@@ -832,6 +832,15 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
             if p.arg in fn.kwdefaults and fn.kwdefaults[p.arg] is None:
                 interp._placeholders.add(p.arg)
             kwargs[p.arg] = _symbolic_param(interp, kb, p, hints, evidence)
+    # what the launch passes beyond the named parameters goes to `*args` and `**kwargs` (`kernel(x, scale=2.0)`
+    # for `def kernel(a, **kwargs)` reading `kwargs['scale']`)
+    if a.vararg is not None:
+        args += [_convert_arg(interp, kb, a.vararg.arg, v, hints) for v in ctx.args[len(pos):]
+                 if not isinstance(v, V.Unknown)]
+    if a.kwarg is not None:
+        named = {p.arg for p in pos + a.kwonlyargs}
+        kwargs.update({k: _convert_arg(interp, kb, k, v, hints) for k, v in ctx.kwargs.items()
+                       if k not in named and not isinstance(v, V.Unknown)})
     return args, kwargs
 
 

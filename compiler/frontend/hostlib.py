@@ -34,7 +34,8 @@ SHAPE_KW = {"numpy.random.uniform": "size", "numpy.random.normal": "size", "nump
 SHAPE_ARG1 = {"jax.random.normal", "jax.random.uniform", "jax.random.bernoulli", "jax.random.randint"}
 LIKE = {"numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like", "torch.zeros_like",
         "torch.ones_like", "torch.empty_like", "torch.rand_like", "torch.randn_like", "jax.numpy.zeros_like",
-        "jax.numpy.ones_like", "numpy.copy", "numpy.asarray", "numpy.ascontiguousarray", "torch.clone"}
+        "jax.numpy.ones_like", "numpy.copy", "numpy.asarray", "numpy.ascontiguousarray", "torch.clone",
+        "torch.from_numpy", "torch.as_tensor", "jax.numpy.asarray", "jax.device_put"}
 SAME_SHAPE_METHODS = {"astype", "to", "numpy", "float", "half", "bfloat16", "contiguous", "cpu", "detach",
                       "requires_grad_", "clone", "copy", "cuda", "block_until_ready", "type"}
 DTYPE_METHODS = {"float": "float32", "half": "float16", "bfloat16": "bfloat16", "double": "float64", "int": "int32"}
@@ -187,6 +188,8 @@ class HostMixin:
             if dtype is None and len(args) > 1 and path.endswith("identity"):
                 dtype = self.api_dtype(args[1])
         elif path in ("numpy.array", "torch.tensor", "jax.numpy.array"):
+            if args and isinstance(args[0], V.HostArray):  # a copy of an array (`torch.tensor(x_np, dtype=...)`)
+                return V.HostArray(self.host_shape(args[0], node), dtype or args[0].dtype)
             shape = self._nested_shape(args[0] if args else None, node)
         else:
             return None

@@ -279,6 +279,12 @@ class TensorMixin:
 
     # ------------------------------------------------------------------ subscripts
     def tensor_getitem(self, tv: V.TensorVal, key: Any, node: ast.AST | None) -> V.TensorVal:
+        if isinstance(key, bool) and tv.tensor.buffer in ir.ON_CHIP:
+            # a mask the front end has already settled (`t < 1` over a loop of one iteration): a mask, not the
+            # index 0 or 1 a Python bool also is
+            key = E.TRUE if key else E.FALSE
+        if isinstance(key, E.BConst) and key.value and tv.tensor.buffer in ir.ON_CHIP:
+            return tv
         if isinstance(key, E.BExpr) and tv.tensor.buffer in ir.ON_CHIP:
             # Beta-1 operand masking (`nl.matmul(lhs, rhs[i_f < n])`): the tile, with a mask the consuming
             # instruction applies

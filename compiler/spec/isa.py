@@ -303,7 +303,21 @@ INSTRUCTIONS = (
         b2=sig("dst, data1, data2, op, engine=engine.unknown, name=None"),
         b1=sig("data1, data2, op, *, dtype=None, mask=None, engine=engine.unknown, **kwargs"),
         result=Result(("like", "data1"), dtype=("attr", "dtype", "@data1")),
-        rules=_eltwise_rules("dst", "data1", "data2") + (
+        rules=(
+            Rule("NKI501", same_tile("dst", "data1", "data2"),
+                 "dst, data1, data2 must have the same partition count and elements per partition",
+                 dialects=frozenset({"beta2"})),
+            # Beta 1: the documentation asks for the same shapes too (and points to tensor_scalar to broadcast),
+            # but the compiler accepts data2 as a (P, 1) column broadcast along the free axis, and kernels rely
+            # on it (conv2d bias adds): that form is a warning, any other mismatch an error
+            Rule("NKI501", Any_((same_tile("dst", "data1", "data2"),
+                                 All((same_tile("dst", "data1"), column_of("data2", "data1"))))),
+                 "dst, data1, data2 must have the same partition count and elements per partition",
+                 dialects=frozenset({"beta1"})),
+            Rule("NKI501", Any_((same_tile("dst", "data1", "data2"), Le(Lit(2), Free("data2")))),
+                 "data2 is a (P, 1) column where data1 has more elements per partition: the documentation asks for "
+                 "the same shapes (use tensor_scalar to broadcast a column), though the Beta-1 compiler accepts it",
+                 dialects=frozenset({"beta1"}), severity="warning"),
             Rule("NKI303", NotBoth("data1", "data2", "psum"), "data1 and data2 cannot both be in PSUM"),
             Rule("NKI502", Implies(AttrIn("op", BITVEC_OPS), All((DtypeIn("data1", INT_DTYPES),
                                                                   DtypeIn("data2", INT_DTYPES),
@@ -470,7 +484,9 @@ INSTRUCTIONS = (
     ),
     Instruction(
         "affine_select", "isa", "dst = on_true_tile where cmp_op(affine value, 0) else on_false_value",
-        "gpsimd", (Operand("dst", W, SBUF_ONLY), Operand("on_true_tile", R, SBUF_ONLY)),
+        # Beta 1 takes a PSUM tile too: its docstring names no buffer, and AWS's own Beta-1 attention kernels
+        # (nki-samples' reference attention, the SDK's sd_attention) mask the matmul result straight from PSUM
+        "gpsimd", (Operand("dst", W, SBUF_ONLY), Operand("on_true_tile", R, SBUF_ONLY, buffers_b1=ON_CHIP)),
         b2=sig("dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op=equal, offset=0, name=None"),
         b1=sig("pred, on_true_tile, on_false_value, *, mask=None, dtype=None, **kwargs"),
         result=Result(("like", "on_true_tile"), dtype=("attr", "dtype", "@on_true_tile")),

@@ -26,7 +26,7 @@ def instruction_obligations(ka: KernelAnalysis) -> list:
             goal = spec.evaluate(rule, b)
             if goal is None or goal == E.TRUE:
                 continue
-            floor = None
+            floor = rule.severity
             anywhere = rule.code == "NKI503" and _on_no_target(rule)  # not a matter of the target chosen
             if rule.code == "NKI503" and k.target_origin == "default" and not anywhere:
                 floor = "warning"  # the target is only the default: the kernel may be meant for another one

@@ -55,3 +55,36 @@ def first_wide_block(a):
 
 if __name__ == "__main__":
     nki.benchmark(warmup=5, iters=10)(first_wide_block)(nt.tensor[[128, 256], nl.bfloat16])
+
+
+@nki.jit
+def rows_in_one_tile(x):
+    # one tile of all the rows: fine for the 128 rows of the first launch, not for the 256 of the second
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)  # expect: NKI201 error
+    nl.store(out, value=nl.add(t, t))
+    return out
+
+
+if __name__ == "__main__":
+    import torch  # host code only: an array wrapped by torch keeps the shape numpy gave it
+
+    rows_in_one_tile(torch.from_numpy(np.zeros((128, 64), dtype=np.float32)))
+    rows_in_one_tile(torch.tensor(np.zeros((256, 64), dtype=np.float32), dtype=torch.bfloat16))
+
+
+@nki.jit
+def first_columns(x, **kwargs):
+    # the launch's keywords beyond the named parameters are the kernel's **kwargs
+    cols = kwargs["cols"]
+    out = nl.ndarray((128, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.load(x[0:128, 0:cols]))  # expect: NKI101 error
+    return out
+
+
+def run_first_columns(x):
+    return first_columns(x, cols=96)
+
+
+if __name__ == "__main__":
+    run_first_columns(np.zeros((128, 64), dtype=np.float32))

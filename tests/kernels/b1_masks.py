@@ -2,6 +2,7 @@
 import math
 
 import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl
 
 
@@ -128,3 +129,18 @@ def matmul_with_a_masked_moving_operand(lhsT, rhs, n_valid: int):
     nl.store(out, value=nl.copy(res))
     return out
 
+
+
+@nki.jit
+def matmul_masked_by_a_one_tile_loop(lhsT, rhs):
+    # a mask on the tile index of a loop that runs once (`t < 1`) holds whatever the index: it masks nothing
+    assert lhsT.shape == (128, 128) and rhs.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    lt = nl.load(lhsT)
+    rt = nl.load(rhs)
+    i_f = nl.arange(512)[None, :]
+    for t in nl.affine_range(1):
+        ps = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+        ps += nisa.nc_matmul(lt, rt[i_f < 512][t < 1])
+        nl.store(out, value=nl.copy(ps))
+    return out

@@ -1,6 +1,7 @@
 """Beta-1 forms the SDK's examples use: nl.shared_identity_matrix is a constant in shared HBM (like
 nl.shared_constant), which a kernel loads before computing with it (in Beta 2 it is an SBUF tile); a number
-passed where an instruction takes a number or a tile; nisa.sequence_bounds returns a (P, 2, N) tile."""
+passed where an instruction takes a number or a tile; nisa.sequence_bounds returns a (P, 2, N) tile;
+nisa.affine_select masks a matmul result in PSUM."""
 import neuronxcc.nki as nki
 import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl
@@ -68,4 +69,17 @@ def segment_bounds_into_one_row(segment_ids):
     bounds = nl.ndarray((1, 64), dtype=segment_ids.dtype, buffer=nl.sbuf)
     bounds[...] = nisa.sequence_bounds(segment_ids=nl.load(segment_ids))  # expect: NKI501 error
     nl.store(out, value=bounds)
+    return out
+
+
+@nki.jit
+def causal_mask_on_the_matmul_result(qT, k):
+    # Beta 1's affine_select takes the matmul result straight from PSUM (the SDK's Beta-1 attention kernels do)
+    assert qT.shape == (128, 128) and k.shape == (128, 128)
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(128)[None, :]
+    scores = nisa.nc_matmul(nl.load(qT), nl.load(k))
+    masked = nisa.affine_select(pred=(i_p >= i_f), on_true_tile=scores, on_false_value=-9984.0, dtype=nl.float32)
+    nl.store(out, value=masked)
     return out

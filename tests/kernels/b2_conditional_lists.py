@@ -4,7 +4,8 @@ that iteration's condition; a counting `while r < rows: ...; r += 128`; and a he
 output only when asked (`if with_stats: outs.append(stats)`), whose caller takes it out under the same
 condition: after the branch the list is one of two lists, so `outs[2]`, `len(outs)` and the loops and
 comprehensions over it are checked on each; the same for a list held as an object's attribute (an
-allocator-style stack of tiles)."""
+allocator-style stack of tiles).  A window of a list at a loop-dependent start (`tiles[4*h:4*h + 4]`) holds
+the items its positions select."""
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -193,4 +194,45 @@ def second_tile_taken_as_the_half(x, scaled: bool):
     half = st.push((128, 256), x.dtype)
     nisa.dma_copy(dst=half, src=x[:, 0:256])
     nisa.dma_copy(dst=out[:, 0:256], src=st.tiles[1][:, 0:256])  # expect: NKI101 warning
+    return out
+
+
+@nki.jit
+def sum_two_windows_of_tiles(x):
+    # `tiles[4*half:4*half + 4]` in a loop over half: a window of four tiles, each the one its position selects
+    assert x.shape == (128, 1024)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    tiles = []
+    for t in range(8):
+        buf = nl.ndarray((128, 128), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=buf, src=x[0:128, t * 128:(t + 1) * 128])
+        tiles.append(buf)
+    acc = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+    for half in range(2):
+        window = tiles[half * 4:half * 4 + 4]
+        for j in range(4):
+            dst = acc[0:128, j * 128:(j + 1) * 128]
+            if half == 0:
+                nisa.tensor_copy(dst=dst, src=window[j])
+            else:
+                nisa.tensor_tensor(dst=dst, data1=dst, data2=window[j], op=nl.add)
+    nisa.dma_copy(dst=out, src=acc)
+    return out
+
+
+@nki.jit
+def sum_two_windows_of_tiles_too_wide(x):
+    assert x.shape == (128, 1024)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    tiles = []
+    for t in range(8):
+        buf = nl.ndarray((128, 128), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=buf, src=x[0:128, t * 128:(t + 1) * 128])
+        tiles.append(buf)
+    acc = nl.ndarray((128, 1024), dtype=x.dtype, buffer=nl.sbuf)
+    for half in range(2):
+        window = tiles[half * 4:half * 4 + 4]
+        for j in range(4):
+            nisa.tensor_copy(dst=acc[0:128, j * 256:(j + 1) * 256], src=window[j])  # expect: NKI501 error
+    nisa.dma_copy(dst=out, src=acc[0:128, 0:512])
     return out

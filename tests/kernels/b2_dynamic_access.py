@@ -1,5 +1,5 @@
 """Access patterns (.ap) and dynamic offsets: every element proven in bounds, runtime values bounded by what
-the kernel wrote into them (memset, iota, register_move, clamps)."""
+the kernel wrote into them (memset, iota, register_move, clamps, the positions nc_find_index8 finds)."""
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -271,4 +271,40 @@ def row_blocks_up_to_an_unclamped_count(x, n_rows):
                                  scalar_offset=r, indirect_dim=0), src=t)
 
     nl.fori_loop(0, ub, body, step=128)
+    return out
+
+
+@nki.jit
+def row_of_the_largest_score(scores, table):
+    # nc_find_index8 gives the position of each value max8 took from the row: below the row's 128 elements,
+    # so a row of the 128-row table
+    assert scores.shape == (1, 128) and table.shape == (128, 512)
+    out = nl.ndarray((1, 512), dtype=table.dtype, buffer=nl.shared_hbm)
+    s = nl.ndarray((1, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=s, src=scores)
+    top = nl.ndarray((1, 8), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.max8(dst=top, src=s)
+    idx = nl.ndarray((1, 8), dtype=nl.uint32, buffer=nl.sbuf)
+    nisa.nc_find_index8(dst=idx, data=s, vals=top)
+    row = nl.ndarray((1, 512), dtype=table.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=row, src=table.ap(pattern=[[512, 1], [1, 512]], offset=0,
+                                        scalar_offset=idx.ap(pattern=[[8, 1], [1, 1]], offset=0), indirect_dim=0))
+    nisa.dma_copy(dst=out, src=row)
+    return out
+
+
+@nki.jit
+def row_of_the_largest_score_in_half_the_table(scores, table):
+    assert scores.shape == (1, 128) and table.shape == (64, 512)
+    out = nl.ndarray((1, 512), dtype=table.dtype, buffer=nl.shared_hbm)
+    s = nl.ndarray((1, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=s, src=scores)
+    top = nl.ndarray((1, 8), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.max8(dst=top, src=s)
+    idx = nl.ndarray((1, 8), dtype=nl.uint32, buffer=nl.sbuf)
+    nisa.nc_find_index8(dst=idx, data=s, vals=top)
+    row = nl.ndarray((1, 512), dtype=table.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=row, src=table.ap(pattern=[[512, 1], [1, 512]], offset=0,  # expect: NKI102 error
+                                        scalar_offset=idx.ap(pattern=[[8, 1], [1, 1]], offset=0), indirect_dim=0))
+    nisa.dma_copy(dst=out, src=row)
     return out

@@ -419,3 +419,30 @@ def placed_on_upper_partitions(x):
     nisa.dma_copy(dst=t, src=x)
     nisa.dma_copy(dst=out, src=t)
     return out
+
+
+@nki.jit
+def pool_of_slots_partly_used(x):
+    # eight 32 KiB slots (256 KiB per partition, more than trn2's 224 KiB), of which the kernel uses two: the
+    # compiler allocates only what instructions touch, so this fits
+    assert x.shape == (128, 8192)
+    out = nl.ndarray((128, 8192), dtype=nl.float32, buffer=nl.shared_hbm)
+    slots = [nl.ndarray((128, 8192), dtype=nl.float32, buffer=nl.sbuf) for _ in range(8)]
+    for i in range(2):
+        nisa.dma_copy(dst=slots[i], src=x)
+        nisa.tensor_scalar(dst=slots[i], data=slots[i], op0=nl.multiply, operand0=2.0)
+    nisa.tensor_tensor(dst=slots[0], data1=slots[0], data2=slots[1], op=nl.add)
+    nisa.dma_copy(dst=out, src=slots[0])
+    return out
+
+
+@nki.jit
+def pool_of_slots_all_used(x):
+    assert x.shape == (128, 8192)
+    out = nl.ndarray((8, 128, 8192), dtype=nl.float32, buffer=nl.shared_hbm)
+    slots = [nl.ndarray((128, 8192), dtype=nl.float32, buffer=nl.sbuf) for _ in range(8)]  # expect: NKI204 error
+    for i in range(8):
+        nisa.dma_copy(dst=slots[i], src=x)
+    for i in range(8):
+        nisa.dma_copy(dst=out[i], src=slots[i])
+    return out
