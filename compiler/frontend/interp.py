@@ -32,6 +32,7 @@ from .tensors import TensorMixin
 
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq"})
 STEP_BUDGET = 150_000
+PATH_MEMO_SIZE = 4096  # path conditions kept by Interpreter.path_cond
 
 
 class BudgetExceeded(Exception):
@@ -99,6 +100,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self.uids = uids or itertools.count(1)
         self.heap = V.Heap()
         self.frames: list[Frame] = []
+        self._path_memo: dict = {}  # path conditions -> their conjunction (path_cond)
         self.kb: KernelBuilder | None = None
         self.modules: dict[str, V.ModuleVal] = {}
         self.parsed: dict[str, ParsedModule] = {}  # by module path
@@ -216,8 +218,18 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
 
     # ------------------------------------------------------------------ path conditions
     def path_cond(self) -> E.BExpr:
-        parts = [c for f in self.frames for c in f.pc]
-        return E.band(*parts) if parts else E.TRUE
+        parts = tuple(c for f in self.frames for c in f.pc)
+        if not parts:
+            return E.TRUE
+        # asked again and again under one path (every decision and check of a loop body): the conjunction of
+        # the same conditions is built once (a tuple key: equal conditions are usually the same objects)
+        memo = self._path_memo
+        got = memo.get(parts)
+        if got is None:
+            if len(memo) > PATH_MEMO_SIZE:
+                memo.clear()
+            got = memo[parts] = E.band(*parts)
+        return got
 
     def narrow(self, v: Any) -> Any:
         """The alternative of a merged value (`x = n + 1 if c else None`) the current path has chosen (under

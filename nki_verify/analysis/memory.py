@@ -482,6 +482,7 @@ def _capacity(ka: KernelAnalysis, sizes: Sizes) -> list:
     allocated = [t for t in k.tensors if t.buffer in ir.ON_CHIP and t.kind in ("ndarray", "result")
                  and t.id not in aliases and t.id in touched]
     checked: set = set()
+    mults: dict = {}  # tensor id -> _multiplicity (the same at every point the tensor is live)
     for t0 in sorted(allocated, key=lambda x: live[x.id][0]):
         point = live[t0.id][0]  # where it becomes live (its allocation; a placed tensor's first use)
         at_point = [u for u in allocated if live[u.id][0] <= point <= live[u.id][1]]
@@ -509,7 +510,9 @@ def _capacity(ka: KernelAnalysis, sizes: Sizes) -> list:
                     continue
                 placed.add(key)
             facts += f
-            mult = _multiplicity(ka, u)
+            mult = mults.get(u.id)
+            if mult is None:
+                mult = mults[u.id] = _multiplicity(ka, u)
             parts = E.minimum(u.shape[u.par_dim or 0], target.pmax) if u.shape else E.ONE
             full = full and parts == E.Const(target.pmax)
             per = E.ceildiv(nbytes, target.psum_bank_bytes) if t.buffer == ir.PSUM else nbytes
