@@ -277,6 +277,9 @@ class Kernel:
     # it reads (("tensor", tensor id), ("reg", register symbol) or ("unknown", _)) and the symbols of the offset
     # of the element read
     runtime_reads: tuple = ()
+    # parameters the kernel may write in place (Beta 1): annotated `nt.mutable_tensor`, or every parameter of
+    # an `@nki.trace` sub-kernel, which its caller hands buffers to update
+    inout: tuple = ()
 
     def tensor(self, tid: int) -> Tensor:
         return self.tensors[tid]

@@ -46,6 +46,7 @@ class Run:
         self.launches: list = []
         self.modules: Any = None  # the fake nki modules of this run (device.modules.ModuleSet)
         self.arenas = ArenaPool()
+        self.mutable: set = set()  # storage ids of inputs annotated nt.mutable_tensor (written in place: no NKI304)
 
     def tick(self) -> int:
         self.clock += 1
@@ -289,7 +290,7 @@ class Program:
         if st.kind == "param":
             st.written = True
         # in/out parameters: unsupported in Beta 1 (seed "getting started"); current NKI writes inputs in place
-        if st.kind == "param" and st.read_yet and self.dialect == "beta1":
+        if st.kind == "param" and st.read_yet and self.dialect == "beta1" and st.sid not in self.run.mutable:
             self.fault("NKI304", f"this kernel writes its input '{st.name}', which it also reads: in/out parameters "
                        f"are not supported; write a new output tensor and return it", (("tensor", st.name),))
         if self.run.options.hazards:

@@ -181,7 +181,22 @@ def _params(la: Launch, kernel: Kernel, args: tuple, kwargs: dict) -> tuple:
         name = names[i] if i < len(names) else f"arg{i}"
         conv_args.append(_param(prog, name, a, buffer, originals))
     conv_kwargs = {k: _param(prog, k, v, buffer, originals) for k, v in kwargs.items()}
+    # inputs annotated `nt.mutable_tensor` may be written in place (Beta 1's in/out rule exempts them)
+    mutable = _mutable_params(kernel.fn)
+    for name, v in list(zip(names, conv_args)) + list(conv_kwargs.items()):
+        if name in mutable and isinstance(v, View):
+            la.run.mutable.add(v.storage.sid)
     return (tuple(conv_args), conv_kwargs), originals
+
+
+def _mutable_params(fn: Callable) -> set:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    return {p.name for p in params if "mutable_tensor" in (p.annotation if isinstance(p.annotation, str) else
+                                                         getattr(p.annotation, "__name__", "").replace(
+                                                             "_MutableTensor", "mutable_tensor"))}
 
 
 def _param(prog: Any, name: str, a: Any, buffer: str, originals: list, depth: int = 0) -> Any:

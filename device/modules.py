@@ -133,6 +133,10 @@ class _TypingTensor:
         return self
 
 
+class _MutableTensor(_TypingTensor):
+    """`nt.mutable_tensor`: an input the kernel may write in place (Beta 1; device.kernels reads the annotation)."""
+
+
 class Namespaces:
     """The language and ISA namespaces of one dialect on one target."""
 
@@ -234,13 +238,13 @@ class ModuleSet:
                       tensor=_TypingTensor)
         mods["nki"], mods["nki.language"], mods["nki.isa"] = nki, self.b2.language, self.b2.isa
         mods["nki.isa.constants"] = self.b2.isa.constants
-        mods["nki.typing"] = _module("nki.typing", tensor=_TypingTensor)
+        mods["nki.typing"] = _module("nki.typing", tensor=_TypingTensor, mutable_tensor=_MutableTensor)
         nki.typing = mods["nki.typing"]
         b1 = _module("neuronxcc.nki", jit=jit_decorator("beta1"), baremetal=jit_decorator("beta1"),
                      benchmark=jit_decorator("beta1"), profile=jit_decorator("beta1"), trace=jit_decorator("beta1"),
                      simulate_kernel=simulate_kernel, simulate=simulate, language=self.b1.language, isa=self.b1.isa,
                      Kernel=Kernel, tensor=_TypingTensor)
-        b1.typing = _module("neuronxcc.nki.typing", tensor=_TypingTensor)
+        b1.typing = _module("neuronxcc.nki.typing", tensor=_TypingTensor, mutable_tensor=_MutableTensor)
         # Beta-1 direct allocation (`nki.compiler.sbuf.mod_alloc(...)`): accepted, tiles are allocated as usual
         b1.compiler = _Shim("neuronxcc.nki.compiler")
         mods["neuronxcc.nki.compiler"] = b1.compiler

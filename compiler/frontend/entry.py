@@ -707,12 +707,24 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
                                                                                 {}).items())
     for p, v, d in chosen:
         description += f"; {p}={v} (every path with its default {d} fails)"
-    kernel = kb.build(span, description, tuple(params), given, given_why, optional, chosen)
+    kernel = kb.build(span, description, tuple(params), given, given_why, optional, chosen, _inout_params(fn.node))
     if silent is not None:
         interp._silent_runs[id(kernel)] = silent
     if failed:
         interp._failed_runs.append(kernel)
     return kernel, list(kb.issues)
+
+
+def _inout_params(node: ast.AST) -> tuple:
+    """Parameters a Beta-1 kernel may write in place: annotated `nt.mutable_tensor` (the Beta-1 errors
+    page's way to make an input writable), or all of an `@nki.trace` function's (a sub-kernel, which its
+    caller hands buffers to update)."""
+    a = node.args
+    params = [p for p in a.posonlyargs + a.args + a.kwonlyargs]
+    traced = any((_callee(d) if isinstance(d, ast.Call) else d.attr if isinstance(d, ast.Attribute)
+                  else getattr(d, "id", None)) == "trace" for d in node.decorator_list)
+    return tuple(p.arg for p in params if traced or (p.annotation is not None and
+                                                     "mutable_tensor" in ast.unparse(p.annotation)))
 
 
 def _value_text(v: Any) -> str:

@@ -13,7 +13,7 @@ from .schema import (
     TRN3_ONLY, All, AttrIn, AttrInt, Any_, BufferIn, Dim, DtypeEq, DtypeIn, Eq, Free, Implies, Instruction, IsTensor,
     Le, Limit, Lit, OneOf,
     MultipleOf, NotBoth, Numel, Operand, PatternCount, Present, ReducedFree, Result, Rule, TargetIn, column_of,
-    same_free, same_partitions, same_tile, sig, Times, TrailingAxes,
+    same_free, same_partitions, same_tile, sig, Times, TrailingAxes, LeadingFreeAxes,
 )
 
 R, W, RW = "r", "w", "rw"
@@ -373,7 +373,14 @@ INSTRUCTIONS = (
             Rule("NKI501", Eq(Free("dst"), ReducedFree("data", "axis")),
                  "dst must hold data's elements per partition without the reduced axes"),
             Rule("NKI501", TrailingAxes("data", "axis"),
-                 "axis must name the last free axes of data, contiguous and ending at its last one (never axis 0)"),
+                 "axis must name the last free axes of data, contiguous and ending at its last one (never axis 0)",
+                 dialects=frozenset({"beta2"})),
+            # Beta 1's documentation: the axes "must contain axis 1" (which it calls the most minor) and be
+            # consecutive ([1, 2, 3, 4] is legal); AWS's Beta-1 flash attention reduces axis 1 of a 3-axis tile.
+            # Which end it means is unclear beyond two axes, so either consecutive run is accepted
+            Rule("NKI501", Any_((LeadingFreeAxes("data", "axis"), TrailingAxes("data", "axis"))),
+                 "axis must name consecutive free axes of data, from axis 1 or ending at the last axis (never "
+                 "axis 0)", dialects=frozenset({"beta1"})),
         ),
         kind="reduce",
     ),

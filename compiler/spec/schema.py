@@ -463,6 +463,28 @@ class TrailingAxes(Pred, Record):
         return f"{self.axis} names the trailing free axes of {self.role}"
 
 
+class LeadingFreeAxes(TrailingAxes):
+    """The axes named by attribute `axis` are consecutive free axes starting at axis 1 (Beta 1's
+    nki.isa.tensor_reduce: "must contain axis 1 ... must be consecutive", up to four)."""
+
+    _fields = ('role', 'axis')
+    __slots__ = ()
+
+    def ev(self, b: Binding) -> E.BExpr:
+        rank = len(_shape(b, self.role))
+        axes = b.attr(self.axis)
+        if isinstance(axes, int) and not isinstance(axes, bool):
+            axes = (axes,)
+        if not isinstance(axes, (list, tuple)) or not axes or \
+                not all(isinstance(a, int) and not isinstance(a, bool) for a in axes) or rank < 2:
+            raise NotApplicable(self.axis)
+        norm = {a % rank for a in axes}
+        return E.bconst(norm == set(range(1, 1 + len(norm))) and len(norm) <= 4)
+
+    def show(self) -> str:
+        return f"{self.axis} names consecutive free axes of {self.role} from axis 1"
+
+
 class DtypeEq(Pred, Record):
     _fields = ('a', 'b')
     __slots__ = _fields

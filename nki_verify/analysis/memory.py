@@ -80,8 +80,9 @@ def memory_obligations(ka: KernelAnalysis) -> list:
 
 
 def _writes_input(ka: KernelAnalysis) -> list:
-    """Beta 1 only: its getting-started guide says an output cannot also be an input.  Current NKI writes
-    inputs in place (the NKI library's `inplace=True` kernels, `nki_op(mutates_args=...)`)."""
+    """Beta 1 only: its getting-started guide says an output cannot also be an input (unless annotated
+    `nt.mutable_tensor`, or handed to an `@nki.trace` sub-kernel to update).  Current NKI writes inputs in place
+    (the NKI library's `inplace=True` kernels, `nki_op(mutates_args=...)`)."""
     k = ka.k
     if k.dialect != ir.B1:
         return []
@@ -91,7 +92,7 @@ def _writes_input(ka: KernelAnalysis) -> list:
     for n, ins in enumerate(k.instrs):
         for op in ins.operands:
             t = k.tensors[op.tensor]
-            if t.kind != "param":
+            if t.kind != "param" or t.name in k.inout:
                 continue
             if op.mode in ("r", "rw"):
                 first_read.setdefault(t.id, (n, op))

@@ -2,6 +2,7 @@
 import neuronxcc.nki as nki
 import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl
+import neuronxcc.nki.typing as nt
 
 
 @nki.jit
@@ -97,3 +98,19 @@ def keep_every_wide_block(x):
     for i in nl.affine_range(8):
         nl.store(out[i], value=parts[i])
     return out
+
+
+@nki.jit
+def scale_in_place_declared_mutable(x: nt.mutable_tensor):
+    # the Beta-1 errors page's way to write an input in place: annotate it nt.mutable_tensor
+    assert x.shape == (128, 512)
+    t = nl.load(x)
+    nl.store(x, value=nl.exp(t))
+    return x
+
+
+@nki.trace
+def accumulate_into(acc, x):
+    # an @nki.trace sub-kernel: its caller hands it a buffer to update, so writing what it read is its job
+    assert acc.shape == (128, 512) and x.shape == (128, 512)
+    nl.store(acc, value=nl.add(nl.load(acc), nl.load(x)))

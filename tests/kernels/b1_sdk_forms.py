@@ -1,7 +1,8 @@
 """Beta-1 forms the SDK's examples use: nl.shared_identity_matrix is a constant in shared HBM (like
 nl.shared_constant), which a kernel loads before computing with it (in Beta 2 it is an SBUF tile); a number
 passed where an instruction takes a number or a tile; nisa.sequence_bounds returns a (P, 2, N) tile;
-nisa.affine_select masks a matmul result in PSUM."""
+nisa.affine_select masks a matmul result in PSUM; a returned tile (a transpose's) feeds a matmul wherever the
+compiler placed it; tensor_reduce reduces axes from axis 1."""
 import neuronxcc.nki as nki
 import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl
@@ -82,4 +83,49 @@ def causal_mask_on_the_matmul_result(qT, k):
     scores = nisa.nc_matmul(nl.load(qT), nl.load(k))
     masked = nisa.affine_select(pred=(i_p >= i_f), on_true_tile=scores, on_false_value=-9984.0, dtype=nl.float32)
     nl.store(out, value=masked)
+    return out
+
+
+@nki.jit
+def transpose_straight_into_a_matmul(a, b):
+    # Beta 1 places a returned tile where its consumer needs it: the transpose's result feeds the matmul as is
+    # (the SDK's Beta-1 flash attention backward does this)
+    assert a.shape == (128, 128) and b.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+    acc += nisa.nc_matmul(nisa.nc_transpose(nl.load(a)), nl.load(b))
+    nl.store(out, value=nl.copy(acc))
+    return out
+
+
+@nki.jit
+def transpose_placed_in_psum_into_a_matmul(a, b):
+    # a tile the kernel itself placed in PSUM is bound by the matmul's rule
+    assert a.shape == (128, 128) and b.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+    a_t[...] = nisa.nc_transpose(nl.load(a))
+    acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+    acc += nisa.nc_matmul(a_t, nl.load(b))  # expect: NKI303 error
+    nl.store(out, value=nl.copy(acc))
+    return out
+
+
+@nki.jit
+def max_over_the_middle_axis(x):
+    # Beta 1's tensor_reduce takes axes from axis 1 (its documentation: "must contain axis 1"), here of a 3-axis
+    # tile, as the SDK's Beta-1 flash attention does
+    assert x.shape == (128, 4, 64)
+    out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    m = nisa.tensor_reduce(nl.maximum, nl.load(x), axis=(1,), dtype=nl.float32)
+    nl.store(out, value=m)
+    return out
+
+
+@nki.jit
+def max_over_the_partition_axis(x):
+    assert x.shape == (128, 4, 64)
+    out = nl.ndarray((4, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    m = nisa.tensor_reduce(nl.maximum, nl.load(x), axis=(0,), dtype=nl.float32)  # expect: NKI501 error
+    nl.store(out, value=m)
     return out
