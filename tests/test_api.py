@@ -794,6 +794,38 @@ def test_a_search_path_directory_is_an_import_root(tmp_path) -> None:
         [("NKI101", "staging.py"), ("NKI201", "staging.py")]
 
 
+NAMESPACE_KERNEL = """
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+from ..{module} import n_tiles
+
+
+@nki.jit
+def copy_rows(x):
+    assert x.shape[0] % 128 == 0 and x.shape[1] == 64
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(n_tiles(x.shape[0])):
+        nl.store(out[i * 128:(i + 1) * 128, 0:64], value=nl.load(x[i * 128:(i + 1) * 128, 0:64]))
+    return out
+"""
+
+
+def test_a_relative_import_crosses_directories_without_an_init_file(tmp_path) -> None:
+    # pkg/kernels/ and pkg/util/ have no __init__.py (PEP 420 namespace packages): `..util.sizes` is pkg/util/sizes.py
+    # as Python resolves it; its helper counts one tile too many, which the kernel's accesses show
+    (tmp_path / "pkg" / "kernels").mkdir(parents=True)
+    (tmp_path / "pkg" / "util").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "util" / "sizes.py").write_text("def n_tiles(n):\n    return n // 128 + 1\n")
+    path = str(tmp_path / "pkg" / "kernels" / "k.py")
+    diags = verify_source(NAMESPACE_KERNEL.format(module="util.sizes"), path)
+    assert sorted({(d.code, d.severity) for d in diags}) == [("NKI101", "error")]
+    # a module no directory holds: one NKI902 naming it where the kernel calls what it should have given
+    diags = verify_source(NAMESPACE_KERNEL.format(module="nothere"), path)
+    missing = [d for d in diags if d.code == "NKI902"]
+    assert len(missing) == 1 and "..nothere" in missing[0].message and "n_tiles()" in missing[0].message
+
+
 def test_copies_of_a_warning_are_settled_at_an_input_the_solver_found_fine(monkeypatch) -> None:
     """Once a finding is shown as a warning, a copy of it matters only if it is an error.  The input the
     severity question found fine is kept: where the copy's goal holds at that input on every iteration (the

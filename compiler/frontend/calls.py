@@ -13,6 +13,7 @@ from .modules import FRAMEWORK_NKI, nki_api_path
 
 MAX_DEPTH = 48
 MAX_PHI_SPLITS = 3  # nested calls split per structurally different argument (2**3 paths at most)
+MISSING_MODULE = ", a module that could not be found"  # the reason of a name a failed relative import gave
 
 KERNEL_DECORATORS = frozenset({
     "jit", "baremetal", "benchmark", "profile", "trace", "nki_jit", "compiler.skip_middle_end_transformations",
@@ -140,6 +141,15 @@ class CallsMixin:
                 return self.call_value(m, [fn] + list(args), kwargs, node)
             raise V.NotUnderstood(f"calling a {fn.cls.name} instance that has no __call__", node)
         if isinstance(fn, V.Unknown):
+            missing = fn.reason.partition(MISSING_MODULE)[0].rpartition(" from ")[2] if MISSING_MODULE in fn.reason \
+                else None
+            if missing and self.kb is not None and missing not in self.kb.missing_modules:
+                # a kernel calls what a relative import of a module not found should have given: said once per
+                # module and kernel (the import itself ran with the module, outside any kernel)
+                self.kb.missing_modules.add(missing)
+                self.not_understood(f"{fn.reason.partition(' from ')[0]}() is not followed: the relative import of "
+                                    f"{missing} found no such module, so what the kernel does with it is not "
+                                    "checked", node)
             return V.Unknown(f"result of calling {fn.reason}")
         if isinstance(fn, V.DecoratorFactory):
             return self._decorate(fn, args[0], node) if len(args) == 1 else V.Unknown("decorator")
@@ -1062,7 +1072,7 @@ class CallsMixin:
                     self.not_understood(f"cannot follow the relative import of {'.' * st.level}{modname}", st)
                 v: Any = V.ExternalVal(f"{modname}.{alias.name}")
                 if st.level:
-                    v = V.Unknown(f"{alias.name} from a module that could not be found")
+                    v = V.Unknown(f"{alias.name} from {'.' * st.level}{modname}{MISSING_MODULE}")
             elif alias.name in mod.namespace:
                 v = mod.namespace[alias.name]
             else:

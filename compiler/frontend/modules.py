@@ -161,10 +161,9 @@ class ModuleIndex:
         if level:
             if importer is None:
                 return None
-            base = importer.package.split(".") if importer.package else []
-            if level - 1 > len(base):
-                return None
-            base = base[: len(base) - (level - 1)]
+            # by directories: `from ..util import x` in pkg/kernels/k.py is pkg/util, whether or not the
+            # directories between have an __init__.py (PEP 420 namespace packages: nki-samples' rmsnorm_quant
+            # imports `..util` across one), as Python resolves it when the file is imported from its package
             importer_dir = os.path.dirname(importer.path)
             up = importer_dir
             for _ in range(level - 1):

@@ -50,6 +50,19 @@ def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, i
     for s in per_side:
         mapping[s] = fresh(uids, f"{getattr(s, 'name', 's')}{tag}")
     iotas = list(ins.iotas) + [io for io in (op.access.iotas if op.access else ()) if io not in ins.iotas]
+    if ins.mask != E.TRUE:
+        # a Beta-1 mask on another operand's axis (`s[i_p, 0] = nisa.tensor_reduce(..., t[i_p, i_f],
+        # mask=(i_f < n))`): the instruction runs on the elements the mask keeps there, so that index is this
+        # side's own copy (bound with the side's other indices), not one free unknown on which every element
+        # of the result would depend
+        in_mask = E.free_syms(ins.mask)
+        for o in ins.operands:
+            for io in (o.access.iotas if o.access else ()):
+                if io.var in in_mask and all(io.var != j.var for j in iotas):
+                    iotas.append(io)
+        for x in sorted(in_mask, key=lambda x: x.uid):
+            if getattr(x, "kind", None) == "iota" and all(x != j.var for j in iotas):
+                mapping.setdefault(x, fresh(uids, f"{x.name}{tag}"))  # its range is the other operand's
     for io in iotas:
         mapping.setdefault(io.var, fresh(uids, f"{io.var.name}{tag}"))
     facts: list = []

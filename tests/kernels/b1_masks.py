@@ -1,4 +1,4 @@
-"""Beta-1 index grids with masks for a ragged last tile."""
+"""Beta-1 index grids with masks for a ragged last tile; operand masks; a mask on a reduced axis."""
 import math
 
 import neuronxcc.nki as nki
@@ -143,4 +143,33 @@ def matmul_masked_by_a_one_tile_loop(lhsT, rhs):
         ps = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
         ps += nisa.nc_matmul(lt, rt[i_f < 512][t < 1])
         nl.store(out, value=nl.copy(ps))
+    return out
+
+
+@nki.jit
+def row_sums_of_the_valid_columns(x):
+    # a mask on the reduced axis shrinks the reduction's input: every row of the result is still written
+    n = x.shape[1]
+    assert x.shape[0] == 128 and n <= 512
+    out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(512)[None, :]
+    t = nl.load(x[i_p, i_f], mask=(i_f < n))
+    sums = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    sums[i_p, 0] = nisa.tensor_reduce(nl.add, t[i_p, i_f], axis=(1,), mask=(i_f < n), dtype=nl.float32)
+    nl.store(out, value=nl.multiply(sums, 2.0))
+    return out
+
+
+@nki.jit
+def row_sums_of_the_valid_columns_half_written(x):
+    n = x.shape[1]
+    assert x.shape[0] == 128 and n <= 512
+    out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    i_p = nl.arange(64)[:, None]
+    i_f = nl.arange(512)[None, :]
+    t = nl.load(x[i_p, i_f], mask=(i_f < n))
+    sums = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    sums[i_p, 0] = nisa.tensor_reduce(nl.add, t[i_p, i_f], axis=(1,), mask=(i_f < n), dtype=nl.float32)
+    nl.store(out, value=nl.multiply(sums, 2.0))  # expect: NKI404 error
     return out
