@@ -311,8 +311,15 @@ def _explore_host_function(interp: Interpreter, mod: V.ModuleVal, v: V.FunctionV
     # ranks the host code states exactly; the others (`heads = cache.shape[2]`: at least 3) are guesses that
     # the kernel's own exact rank corrects (see _convert_arg)
     interp._host_exact_ranks = set(_exact_rank_params(v.node, [p.arg for p in params]))
+    values = _value_evidence(v.node, [p.arg for p in params])
     for p in a.args[len(bound):n_required]:
-        args.append(V.HostArray(None, None, p.arg))
+        ann = ast.unparse(p.annotation).split(".")[-1] if p.annotation is not None else None
+        if ann == "int" or (ann is None and values.get(p.arg) == "int"):
+            # a size the host code builds its arrays from (`run(b: int, ...)`: `torch.randn(b, h, s, d)` is 4-D
+            # whatever the sizes are)
+            args.append(interp.fresh_int(p.arg, "shape", 1))
+        else:
+            args.append(V.HostArray(None, None, p.arg))
     try:
         _call_host(interp, mod, v, args)
     finally:

@@ -311,6 +311,11 @@ class TensorMixin:
             param = getattr(self, "_guessed_ranks", {}).get(tv.tensor.id)
             if param is not None:
                 self.rank_mismatch(param, len(consuming), at_least=True)
+            hint = getattr(self, "_tile_from_guess", {}).get(tv.tensor.id)
+            if hint is not None and not self._no_retry and hint[0] not in self.rank_settled():
+                # a tile loaded from a view of an input whose rank is a guess (`slab = nl.load(table[i])`), then
+                # indexed with more indices than it has (`slab[0:128, 0:64]`): the input has as many more axes
+                raise V.RankRetry(hint[0], hint[1] + len(consuming) - rank, at_least=True, soft=True)
             self.kb.add_check(self.make_check(
                 "NKI101", E.FALSE, f"{len(consuming)} indices for a tensor of rank {rank}", node))
             raise V.NotUnderstood(f"too many indices ({len(consuming)}) for a rank-{rank} tensor", node)

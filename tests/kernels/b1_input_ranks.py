@@ -21,3 +21,16 @@ def load_a_row_of_a_stated_rank(x):
     out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
     nl.store(out, value=nl.load(x[0]))  # expect: NKI201 error, NKI501 error
     return out
+
+
+@nki.jit
+def sum_four_slabs(table):
+    # `nl.load(table[i])` then `slab[0:128, 0:64]`: table has three axes, though nothing but the tile's
+    # indexing says so (it was a rank-0 tile and an error); what is left are the unstated sizes
+    out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.zeros((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    for i in nl.sequential_range(4):
+        slab = nl.load(table[i])  # expect: NKI101 warning, NKI201 warning
+        acc[...] = nl.add(acc, slab[0:128, 0:64])  # expect: NKI101 warning
+    nl.store(out, value=acc)
+    return out
