@@ -333,13 +333,15 @@ def _val(x: Any) -> int:
     return x.value if isinstance(x, Register) else int(x)
 
 
-def affine_range(start: Any, stop: Any = None, step: Any = 1) -> Iterator[int]:
+def affine_range(start: Any, stop: Any = None, step: Any = 1, precise_schedule: bool = False,
+                 **directives: Any) -> Iterator[int]:
     """Iterations that promise independence: their accesses are logged and compared (NKI401/NKI403).
-    With a shuffle seed they run in a random order."""
-    return _loop("affine", _range_args(start, stop, step), user_site())
+    With a shuffle seed they run in a random order.  (`precise_schedule=True` keeps them in order, as the
+    verifier reads it; scheduling `directives=` change nothing here.)"""
+    return _loop("sequential" if precise_schedule else "affine", _range_args(start, stop, step), user_site())
 
 
-def sequential_range(start: Any, stop: Any = None, step: Any = 1) -> Iterator[int]:
+def sequential_range(start: Any, stop: Any = None, step: Any = 1, **directives: Any) -> Iterator[int]:
     return _loop("sequential", _range_args(start, stop, step), user_site())
 
 

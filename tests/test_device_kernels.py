@@ -73,7 +73,8 @@ CASES = {
                        "transpose_straight_into_a_matmul": ([r(128, 128), r(128, 512)],),
                        "transpose_placed_in_psum_into_a_matmul": ([r(128, 128), r(128, 512)],),
                        "max_over_the_middle_axis": ([r(128, 4, 64)],),
-                       "max_over_the_partition_axis": ([r(128, 4, 64)],)},
+                       "max_over_the_partition_axis": ([r(128, 4, 64)],),
+                       "crop_to_any_height": ([r(256, 64), (256, 64)],)},
     "b1_masks.py": {"copy_masked": ([r(300, 64)],), "copy_unmasked": ([r(300, 64)],),
                     "transpose_mgrid": ([r(128, 100)],), "copy_masked_by_its_own_grid": ([r(300, 64)],),
                     "copy_masked_by_its_own_grid_one_row_too_many": ([r(300, 64)],),
@@ -445,6 +446,21 @@ def k(x, bias):
             np.testing.assert_allclose(res.outputs, x + bias, rtol=1e-6)
         else:
             assert [f.code for f in res.faults] == ["NKI501"]
+
+
+def test_beta1_forms_of_aws_kernels_compute_on_the_device() -> None:
+    """The Beta-1 forms the verifier accepts since AWS's own kernels use them run to the right values: a loop
+    directive, reshape with par_dim, np.identity by keywords, a tensor_reduce over axis 1 of three, a parameter
+    unpacked into sizes."""
+    path = os.path.join(KERNELS, "b1_sdk_forms.py")
+    x = r(1024, 64)
+    np.testing.assert_array_equal(device.run(path, x, kernel="copy_rows_double_buffered"), x)
+    y = r(128, 128)
+    np.testing.assert_array_equal(device.run(path, y, kernel="second_quarter_of_each_row"), y[:, 32:64])
+    np.testing.assert_array_equal(device.run(path, y, kernel="identity_from_numpy_keywords"), np.diag(np.diag(y)))
+    z = r(128, 4, 64)
+    np.testing.assert_array_equal(device.run(path, z, kernel="max_over_the_middle_axis"), z.max(axis=1))
+    np.testing.assert_array_equal(device.run(path, y, (100, 64), kernel="crop_to"), y[:100, :64])
 
 
 def test_library_style_package_on_the_device() -> None:

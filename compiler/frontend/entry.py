@@ -990,6 +990,8 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
         return kb.new_sym(p.arg, "scalar")
     if kind == "value" and p.arg not in evidence:
         return V.Unknown(f"parameter {p.arg}")
+    if isinstance(kind, str) and kind.startswith("sizes:") and p.arg not in evidence:
+        return tuple(kb.new_sym(f"{p.arg}[{i}]", "shape", 1) for i in range(int(kind.split(":")[1])))
     rank = hints.get(p.arg, 2)
     shape = tuple(kb.new_sym(f"{p.arg}.shape[{i}]", "shape", 1) for i in range(rank))
     tv = interp.new_tensor(p.arg, _param_buffer(kb), shape, None, p, "param")
@@ -1152,9 +1154,28 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
         if isinstance(n, ast.keyword) and n.arg in ("dtype", "op", "op0", "op1", "engine") and isinstance(
                 n.value, ast.Name) and n.value.id in alias:
             out[alias[n.value.id]] = "value"
+        elif isinstance(n, ast.keyword) and n.arg == "mask":
+            # a Beta-1 mask compares index expressions with sizes: `mask=(512 * ix + iy < n)`
+            for c in walk(n.value):
+                if isinstance(c, ast.Compare):
+                    for s in [c.left] + list(c.comparators):
+                        if isinstance(s, ast.Name) and s.id in alias:
+                            out.setdefault(alias[s.id], "int")
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], (ast.Tuple, ast.List)) \
+                and isinstance(n.value, ast.Name) and n.value.id in alias and \
+                all(isinstance(e, ast.Name) for e in n.targets[0].elts):
+            # `p, f = out_shape`: a tuple of that many sizes (a tensor is not unpacked by its rows in a kernel)
+            out[alias[n.value.id]] = f"sizes:{len(n.targets[0].elts)}"
         elif isinstance(n, ast.Compare):
             sides = [n.left] + list(n.comparators)
             names = [alias[s.id] for s in sides if isinstance(s, ast.Name) and s.id in alias]
+            consts = [e for s in sides if isinstance(s, (ast.List, ast.Tuple, ast.Set)) for e in s.elts]
+            if names and consts and all(isinstance(e, ast.Constant) for e in consts) and \
+                    any(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops):
+                # `assert mode in ["copy", "double"]`: one of these values
+                kind = "int" if all(type(e.value) is int for e in consts) else "value"
+                for nm in names:
+                    out[nm] = kind if kind == "value" else out.get(nm, kind)
             attrs = [s for s in sides if isinstance(s, ast.Attribute)]
             if names and any(D.canonical(a.attr) is not None or a.attr.isupper() for a in attrs):
                 for nm in names:

@@ -181,8 +181,10 @@ class HostMixin:
                 step = ints[2] if len(ints) > 2 else 1
                 shape = (E.lower(E.maximum(0, E.ceildiv(E.sub(ints[1], ints[0]), step))),)
         elif path in ("numpy.identity", "numpy.eye", "torch.eye", "jax.numpy.eye", "jax.numpy.identity"):
-            n = self.as_int(args[0]) if args and V.is_int(args[0]) else None
-            m = self.as_int(args[1]) if len(args) > 1 and V.is_int(args[1]) and not path.endswith("identity") else n
+            first = args[0] if args else kwargs.get("n", kwargs.get("N"))
+            second = args[1] if len(args) > 1 else kwargs.get("M", kwargs.get("m"))
+            n = self.as_int(first) if V.is_int(first) else None
+            m = self.as_int(second) if V.is_int(second) and not path.endswith("identity") else n
             if n is not None:
                 shape = (n, m)
             if dtype is None and len(args) > 1 and path.endswith("identity"):

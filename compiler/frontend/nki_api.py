@@ -172,6 +172,10 @@ class NkiMixin:
                 # a rank id only known at run time: a register (offsets computed from it are NKI102's)
                 return V.Register(self.fresh_int(f"{name}()", "register"), None)
             raise V.NotUnderstood(f"nki.{path} (collectives) is not modelled", node)
+        if path in ("compiler.multi_buffer", "compiler.tile_position"):
+            # scheduling directives (`nl.sequential_range(n, directives=ncc.multi_buffer(2))`): how the compiler
+            # pipelines the loop, nothing the checks depend on
+            return V.Unknown(f"nki.{path} directive")
         if path in ("FrameworkKernel", "nki_op") or path.startswith("typing") or (
                 path.startswith("collectives") and spec.find(path) is None):
             return V.Unknown(f"nki.{path}")

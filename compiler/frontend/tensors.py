@@ -747,7 +747,8 @@ def t_reshape(it: Any, args: list, kw: dict, node: Any) -> Any:
         dims = list(it.iterate_known(rest[0], node))
     else:
         dims = list(rest) if rest else list(it.iterate_known(kw.get("shape"), node))
-    new = [it.as_int(d, "a reshape dimension") for d in dims]
+    # (a Beta-1 `par_dim(128)` among the new dimensions names the partition axis: its size is the dimension)
+    new = [it.as_int(d.size if isinstance(d, V.ParDim) else d, "a reshape dimension") for d in dims]
     total = it.free_size((1,) + tuple(tv.shape))
     if any(isinstance(d, int) and d == -1 for d in new):
         known: E.IntLike = 1

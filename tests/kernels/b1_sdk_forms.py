@@ -2,8 +2,12 @@
 nl.shared_constant), which a kernel loads before computing with it (in Beta 2 it is an SBUF tile); a number
 passed where an instruction takes a number or a tile; nisa.sequence_bounds returns a (P, 2, N) tile;
 nisa.affine_select masks a matmul result in PSUM; a returned tile (a transpose's) feeds a matmul wherever the
-compiler placed it; tensor_reduce reduces axes from axis 1."""
+compiler placed it; tensor_reduce reduces axes from axis 1.  Parameters that are Python values: checked
+against a list of strings, compared in a mask, unpacked into sizes; loop directives, reshape with par_dim,
+np.identity with keywords."""
+import numpy as np
 import neuronxcc.nki as nki
+import neuronxcc.nki.compiler as ncc
 import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl
 
@@ -128,4 +132,73 @@ def max_over_the_partition_axis(x):
     out = nl.ndarray((4, 64), dtype=nl.float32, buffer=nl.shared_hbm)
     m = nisa.tensor_reduce(nl.maximum, nl.load(x), axis=(0,), dtype=nl.float32)  # expect: NKI501 error
     nl.store(out, value=m)
+    return out
+
+
+@nki.jit
+def copy_or_double(x, mode):
+    # a parameter checked against a list of strings is a Python value, not an input tensor
+    assert mode in ["copy", "double"]
+    assert x.shape == (128, 64)
+    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.multiply(nl.load(x), 2.0 if mode == "double" else 1.0))
+    return out
+
+
+@nki.jit
+def copy_the_first_n_elements(a, n):
+    # a parameter compared in a mask is a number (was: a tensor compared element-wise)
+    assert a.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    ix = nl.arange(128)[:, None]
+    iy = nl.arange(512)[None, :]
+    nl.store(out[ix, iy], value=nl.load(a[ix, iy], mask=(512 * ix + iy < n)), mask=(512 * ix + iy < n))
+    return out
+
+
+@nki.jit
+def crop_to(x, out_shape):
+    # a parameter unpacked into sizes is a tuple of sizes
+    p, f = out_shape
+    assert p <= 128 and p <= x.shape[0] and f <= x.shape[1]
+    out = nl.ndarray(out_shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(out[0:p, 0:f], value=nl.load(x[0:p, 0:f]))
+    return out
+
+
+@nki.jit
+def crop_to_any_height(x, out_shape):
+    p, f = out_shape
+    assert p <= x.shape[0] and f <= x.shape[1]
+    out = nl.ndarray(out_shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(out[0:p, 0:f], value=nl.load(x[0:p, 0:f]))  # expect: NKI201 warning
+    return out
+
+
+@nki.jit
+def copy_rows_double_buffered(x):
+    # a scheduling directive on the loop changes nothing the checks see
+    assert x.shape == (1024, 64)
+    out = nl.ndarray((1024, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.sequential_range(8, directives=ncc.multi_buffer(2)):
+        nl.store(out[i * 128:(i + 1) * 128, 0:64], value=nl.load(x[i * 128:(i + 1) * 128, 0:64]))
+    return out
+
+
+@nki.jit
+def second_quarter_of_each_row(x):
+    # reshape with par_dim naming the partition axis: the free axis split 4 x 32
+    assert x.shape == (128, 128)
+    out = nl.ndarray((128, 32), dtype=x.dtype, buffer=nl.shared_hbm)
+    quarters = nl.load(x).reshape((nl.par_dim(128), 4, 32))
+    nl.store(out, value=nl.copy(quarters[:, 1, :]))
+    return out
+
+
+@nki.jit
+def identity_from_numpy_keywords(x):
+    assert x.shape == (128, 128)
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    ident = nl.load(nl.shared_constant(np.identity(n=128, dtype=np.int8), dtype=nl.float32))
+    nl.store(out, value=nl.multiply(ident, nl.load(x)))
     return out
