@@ -451,7 +451,7 @@ def k(x, bias):
 def test_beta1_forms_of_aws_kernels_compute_on_the_device() -> None:
     """The Beta-1 forms the verifier accepts since AWS's own kernels use them run to the right values: a loop
     directive, reshape with par_dim, np.identity by keywords, a tensor_reduce over axis 1 of three, a parameter
-    unpacked into sizes."""
+    unpacked into sizes, an index that is a grid or 0 by the axis' length."""
     path = os.path.join(KERNELS, "b1_sdk_forms.py")
     x = r(1024, 64)
     np.testing.assert_array_equal(device.run(path, x, kernel="copy_rows_double_buffered"), x)
@@ -461,6 +461,9 @@ def test_beta1_forms_of_aws_kernels_compute_on_the_device() -> None:
     z = r(128, 4, 64)
     np.testing.assert_array_equal(device.run(path, z, kernel="max_over_the_middle_axis"), z.max(axis=1))
     np.testing.assert_array_equal(device.run(path, y, (100, 64), kernel="crop_to"), y[:100, :64])
+    for width in (1, 64):
+        w = r(128, width)
+        np.testing.assert_array_equal(device.run(path, w, kernel="copy_a_tile_of_any_width"), w)
 
 
 def test_library_style_package_on_the_device() -> None:

@@ -23,6 +23,13 @@ PASS_THROUGH_DECORATORS = frozenset({"compiler.skip_middle_end_transformations",
                                      "compiler.force_auto_alloc"})
 
 
+def _int_choices(v: Any) -> bool:
+    """A merged value every choice of which is an integer (an index the subscript takes as one expression)."""
+    if isinstance(v, V.Phi):
+        return _int_choices(v.a) and _int_choices(v.b)
+    return V.is_int(v)
+
+
 class SuperProxy:
     def __init__(self, cls: V.ClassVal, obj: Any) -> None:
         self.cls, self.obj = cls, obj
@@ -788,6 +795,15 @@ class CallsMixin:
     # ------------------------------------------------------------------ items
     def get_item(self, obj: Any, key: Any, node: ast.AST | None) -> Any:
         if isinstance(obj, V.TensorVal):
+            keys = key if isinstance(key, tuple) else (key,)
+            at = next((i for i, k in enumerate(keys) if isinstance(k, V.Phi) and not _int_choices(k)), None)
+            if at is not None:
+                # an index chosen by a symbolic condition (`nl.arange(f)[None, :] if f > 1 else 0`): each
+                # choice under its condition
+                def with_choice(k: Any) -> Any:
+                    chosen = keys[:at] + (k,) + keys[at + 1:]
+                    return self.get_item(obj, chosen if isinstance(key, tuple) else chosen[0], node)
+                return self._on_phi(keys[at], with_choice)
             return self.tensor_getitem(obj, key, node)
         if isinstance(obj, (tuple, V.PyList, V.SymSeq, str)):
             return self.seq_getitem(obj, key, node)

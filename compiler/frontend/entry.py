@@ -1065,8 +1065,12 @@ def _rank_hints(fn_node: ast.AST, params: list) -> dict:
     def note(name: str, r: int) -> None:
         at_least[name] = max(at_least.get(name, 0), r)
 
+    rebound = _rebound_at(fn_node, ps)
+
     def shape_of(n: ast.AST) -> str | None:
-        if isinstance(n, ast.Attribute) and n.attr == "shape" and isinstance(n.value, ast.Name) and n.value.id in ps:
+        # (a use after the parameter's name was rebound, `k, v = squeeze(k, v)`, is another value's)
+        if isinstance(n, ast.Attribute) and n.attr == "shape" and isinstance(n.value, ast.Name) and \
+                n.value.id in ps and n.lineno <= rebound.get(n.value.id, n.lineno):
             return n.value.id
         return None
 
@@ -1080,7 +1084,7 @@ def _rank_hints(fn_node: ast.AST, params: list) -> dict:
             if src and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, int):
                 k = n.slice.value
                 note(src, k + 1 if k >= 0 else -k)
-            elif isinstance(n.value, ast.Name) and n.value.id in ps:
+            elif isinstance(n.value, ast.Name) and n.value.id in ps and n.lineno <= rebound.get(n.value.id, n.lineno):
                 sl = n.slice
                 elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
                 if not any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in elts):
@@ -1092,7 +1096,7 @@ def _rank_hints(fn_node: ast.AST, params: list) -> dict:
                 if isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == "len" and a.args:
                     name = shape_of(a.args[0])
                 elif isinstance(a, ast.Attribute) and a.attr == "ndim" and isinstance(a.value, ast.Name):
-                    name = a.value.id if a.value.id in ps else None
+                    name = a.value.id if a.value.id in ps and a.lineno <= rebound.get(a.value.id, a.lineno) else None
                 if name and isinstance(b, ast.Constant) and isinstance(b.value, int):
                     exact.setdefault(name, b.value)
     out = dict(at_least)
@@ -1223,14 +1227,28 @@ def _is_shape(n: ast.AST) -> bool:
     return isinstance(n, ast.Attribute) and n.attr == "shape"
 
 
+def _rebound_at(fn_node: ast.AST, params: set) -> dict:
+    """param -> the line of the first statement of the function that assigns its name again (the name holds
+    another value after it: a reshaped or squeezed view whose rank says nothing of the input's)."""
+    out: dict = {}
+    for n in walk(fn_node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in params:
+            out[n.id] = min(out.get(n.id, 10**9), n.lineno)
+    return out
+
+
 def _exact_rank_params(fn_node: ast.AST, params: list) -> list:
     """Parameters whose rank the body states exactly (tuple unpacking of .shape, len(x.shape) == k).  Unpacked
     with two lengths on two paths, the rank is not stated: each path's rank is analysed (_run_with_retries)."""
     ps = set(params)
     lengths: dict = {}
+    rebound = _rebound_at(fn_node, ps)
     for n in walk(fn_node):
         if isinstance(n, ast.Assign) and isinstance(n.targets[0], (ast.Tuple, ast.List)):
             v = n.value
+            if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and \
+                    n.lineno > rebound.get(v.value.id, 10**9):
+                continue
             if isinstance(v, ast.Attribute) and v.attr == "shape" and isinstance(v.value, ast.Name) and \
                     v.value.id in ps and not any(isinstance(e, ast.Starred) for e in n.targets[0].elts):
                 lengths.setdefault(v.value.id, set()).add(len(n.targets[0].elts))
