@@ -11,6 +11,8 @@ Every node is immutable and hashable; its hash and sort key are computed once.
 
 from __future__ import annotations
 
+import bisect
+
 import functools
 import math
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
@@ -640,6 +642,10 @@ def ne(a: IntLike, b: IntLike) -> BExpr:
 
 
 def band(*xs: BExpr) -> BExpr:
+    if len(xs) > 1:
+        big = max((x for x in xs if isinstance(x, BAnd)), key=lambda x: len(x.args), default=None)
+        if big is not None and len(big.args) > 8 and len(xs) <= len(big.args) // 2:
+            return _band_into(big, [x for x in xs if x is not big])
     out = []
     for x in xs:
         if isinstance(x, BConst):
@@ -656,6 +662,26 @@ def band(*xs: BExpr) -> BExpr:
     if len(uniq) == 1:
         return uniq[0]
     return BAnd(tuple(uniq))
+
+
+def _band_into(conj: BAnd, more: list) -> BExpr:
+    """`band(conj, *more)` for a long conjunction and a few more conditions (a path condition and the next
+    branch's): each is placed among the conjunction's arguments, which are sorted already, by bisection, so the
+    result is the one `band` builds (the same order), in a few comparisons of large keys instead of a sort."""
+    args = list(conj.args)
+    keys = [a._key for a in args]
+    for x in more:
+        if isinstance(x, BConst):
+            if not x.value:
+                return FALSE
+            continue
+        for y in (x.args if isinstance(x, BAnd) else (x,)):
+            i = bisect.bisect_left(keys, y._key)
+            if i < len(keys) and args[i] == y:
+                continue
+            args.insert(i, y)
+            keys.insert(i, y._key)
+    return conj if len(args) == len(conj.args) else BAnd(tuple(args))
 
 
 def bor(*xs: BExpr) -> BExpr:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from compiler import expr as E
 
@@ -254,3 +254,20 @@ def test_the_constructor_memo_is_never_emptied_during_an_analysis(monkeypatch) -
     E.add(x, 1)
     E.start_analysis()  # nearly empty: kept for the next analysis (an edited file re-analysed)
     assert len(E._MEMO) == 1
+
+
+@settings(deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(-3, 3)), min_size=9, max_size=30),
+       st.lists(st.tuples(st.integers(0, 9), st.integers(-3, 3)), min_size=1, max_size=6), st.randoms())
+def test_a_long_conjunction_and_a_few_more_conditions_is_the_conjunction_of_all(long, more, rnd):
+    # band places a few conditions into a long conjunction by bisection (a path condition and the next
+    # branch's): the result must be the one built from all of them at once, in the same canonical order
+    xs = [E.Sym(f"x{i}", 100 + i) for i in range(10)]
+    conj = E.band(*[E.lt(xs[i], c) for i, c in long])
+    extra = [E.lt(xs[i], c) for i, c in more] + [E.TRUE]
+    args = [conj] + extra
+    rnd.shuffle(args)
+    flat = [a for x in args if not isinstance(x, E.BConst) for a in (x.args if isinstance(x, E.BAnd) else (x,))]
+    whole = sorted(set(flat), key=lambda b: b._key)
+    got = E.band(*args)
+    assert (got.args if isinstance(got, E.BAnd) else (got,)) == tuple(whole)

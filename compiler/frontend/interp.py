@@ -228,7 +228,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         if got is None:
             if len(memo) > PATH_MEMO_SIZE:
                 memo.clear()
-            got = memo[parts] = E.band(*parts)
+            # the path one condition longer than a path already built (the next branch): that conjunction and
+            # the new condition (band places it by bisection; the same result as building it whole)
+            shorter = memo.get(parts[:-1])
+            got = memo[parts] = E.band(shorter, parts[-1]) if shorter is not None else E.band(*parts)
         return got
 
     def narrow(self, v: Any) -> Any:
@@ -262,7 +265,14 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             return True  # the path already says so (no arithmetic needed, however non-linear)
         if E.bnot(cond) in known:
             return False
-        facts = E.band(path, *self.loop_facts)
+        # (the same path and loop facts for every decision of a loop body: their conjunction, whose canonical
+        # order sorts every conjunct, is built once)
+        key = (path, tuple(self.loop_facts))
+        facts = self._path_memo.get(key)
+        if facts is None:
+            if len(self._path_memo) > PATH_MEMO_SIZE:
+                self._path_memo.clear()
+            facts = self._path_memo[key] = E.band(path, *self.loop_facts)
         ranges = dict(self.kb.ranges)
         E.refine_ranges(ranges, facts)
         return self.oracle.decide(cond, facts, self.kb, ranges)
