@@ -134,6 +134,8 @@ def launch(kernel: Kernel, grid: tuple | None, args: tuple, kwargs: dict) -> Any
     finally:
         context.leave(token)
     bound_args, bound_kwargs = params
+    if kernel.dialect == "beta2":
+        _tracer_buffers(kernel.fn, run.modules.namespaces("beta2").language)
 
     def body(program: Any) -> Any:
         try:
@@ -163,6 +165,25 @@ def _assert_site(exc: BaseException) -> Site | None:
     if fn.startswith(_DEVICE_DIR + os.sep):
         return None
     return Site(fn, last.tb_lineno, last.tb_frame.f_code.co_name)
+
+
+class _TracerBuffer:
+    """`sbuf`, `psum`, `hbm`: names the Beta-2 tracer gives kernel code; `.view(dtype, shape)` allocates there."""
+
+    def __init__(self, name: str, language: Any) -> None:
+        self.name, self.language = name, language
+
+    def view(self, dtype: Any = None, shape: Any = None, name: str = "") -> Any:
+        return self.language.ndarray(shape, dtype=dtype, buffer=getattr(self.language, self.name), name=name)
+
+
+def _tracer_buffers(fn: Callable, language: Any) -> None:
+    """Give a Beta-2 kernel's module the tracer's memory names it does not define itself."""
+    g = getattr(fn, "__globals__", None)
+    if isinstance(g, dict):
+        for name in ("sbuf", "psum", "hbm", "shared_hbm", "private_hbm"):
+            if name not in g:
+                g[name] = _TracerBuffer(name, language)
 
 
 def _params(la: Launch, kernel: Kernel, args: tuple, kwargs: dict) -> tuple:

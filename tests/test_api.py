@@ -826,6 +826,46 @@ def test_a_relative_import_crosses_directories_without_an_init_file(tmp_path) ->
     assert len(missing) == 1 and "..nothere" in missing[0].message and "n_tiles()" in missing[0].message
 
 
+TEST_DEFINED_KERNEL = """
+import numpy as np
+import nki
+import nki.isa as nisa
+import nki.language as nl
+from harness import on_device, DEVICE
+
+
+def test_add_on_device():
+    @nki.jit
+    def add(a, b):
+        assert a.shape == b.shape and a.shape == ({rows}, 512)
+        # `sbuf` and `hbm` are names the Beta-2 tracer provides to kernel code
+        ta = sbuf.view(dtype=a.dtype, shape=a.shape)  # noqa: F821
+        nisa.dma_copy(dst=ta, src=a)
+        tb = sbuf.view(dtype=b.dtype, shape=b.shape)  # noqa: F821
+        nisa.dma_copy(dst=tb, src=b)
+        nisa.tensor_tensor(dst=ta, data1=ta, data2=tb, op=nl.add)
+        out = hbm.view(dtype=a.dtype, shape=a.shape)  # noqa: F821
+        nisa.dma_copy(dst=out, src=ta)
+        return out
+
+    def run(a, b):
+        return add(a, b)
+
+    if DEVICE:
+        on_device(run, np.ones(({rows}, 512), np.float32), np.ones(({rows}, 512), np.float32))
+"""
+
+
+def test_a_kernel_a_test_defines_and_hands_to_a_harness_is_analysed_standalone() -> None:
+    # the test passes it to a harness the analysis does not follow, under a flag it cannot know: the kernel
+    # takes nothing from the test function, so it is the same kernel analysed standalone (was NKI902 "defined
+    # inside test_add_on_device(), which this module never calls"), its tracer-provided sbuf/hbm included
+    ok = verify_source(TEST_DEFINED_KERNEL.format(rows=128), "test_k.py")
+    assert [(d.code, d.severity) for d in ok] == []
+    bad = verify_source(TEST_DEFINED_KERNEL.format(rows=256), "test_k.py")
+    assert {(d.code, d.severity) for d in bad} == {("NKI201", "error")}
+
+
 def test_copies_of_a_warning_are_settled_at_an_input_the_solver_found_fine(monkeypatch) -> None:
     """Once a finding is shown as a warning, a copy of it matters only if it is an error.  The input the
     severity question found fine is kept: where the copy's goal holds at that input on every iteration (the

@@ -170,7 +170,10 @@ CASES = {
         "whole_tiles_across_the_row_of_any_width": ([r(128, 96)],)},
     "b2_indirect_views.py": {"gather_even_rows": ([r(128, 512)],), "gather_even_rows_into_every_row": ([r(128, 512)],)},
     "b2_config_loops.py": {"sum_config_blocks_sequential": ([r(8, 128, 512), BlockConfig(4)],),
-                           "sum_config_blocks_affine": ([r(8, 128, 512), BlockConfig(4)],)},
+                           "sum_config_blocks_affine": ([r(8, 128, 512), BlockConfig(4)],),
+                           "copy_column_tiles": ([r(128, 512), SimpleNamespace(width=512, tile=128, n_tiles=4)],),
+                           "copy_column_tiles_one_too_many": ([r(128, 512),
+                                                               SimpleNamespace(width=512, tile=128, n_tiles=4)],)},
     "b2_dependencies.py": {
         "sb_blocks_migrated": ([r(8, 128, 512)],), "sb_blocks_migrated_incorrect": ([r(8, 128, 512)],),
         "sum_blocks_sequential": ([r(8, 128, 512)],), "sum_blocks_affine": ([r(8, 128, 512)],),
@@ -271,7 +274,8 @@ CASES = {
                               "scaled_copy_one_past": ([r(128, 512), True, SimpleNamespace(scale=r(128, 1))],)},
     # (Scaling is an IntEnum: its member POST is the int 2)
     "b2_defaulted_modes.py": {"post_scaled_copy": ([r(128, 512), 2],), "post_scaled_copy_one_past": ([r(128, 512), 2],),
-                              "transposed_only": ([r(128, 512), True],)},
+                              "transposed_only": ([r(128, 512), True],),
+                              "copy_rows_aligned_past_the_row": ([r(128, 500), True],)},
     "b2_tiling_choices.py": {"rows_in_groups": ([r(4, 8, 512)],), "rows_in_groups_one_too_many": ([r(96, 1, 512)],)},
     "b2_keyword_objects.py": {"copy_sections": ([r(128, 1024)],), "copy_sections_one_past": ([r(128, 1024)],),
                               "dims_without_a_field_nothing_reads": ([r(128, 512)],)},
@@ -464,6 +468,30 @@ def test_beta1_forms_of_aws_kernels_compute_on_the_device() -> None:
     for width in (1, 64):
         w = r(128, width)
         np.testing.assert_array_equal(device.run(path, w, kernel="copy_a_tile_of_any_width"), w)
+
+
+def test_the_tracer_memory_names_allocate_on_the_device() -> None:
+    """`sbuf.view(dtype=..., shape=...)` and `hbm.view(...)`, names the Beta-2 tracer gives kernel code (the
+    verifier follows them too): tensors in those buffers."""
+    from .device_support import KernelRunner
+    src = """
+@nki.jit
+def k(a, b):
+    ta = sbuf.view(dtype=a.dtype, shape=a.shape)  # noqa: F821
+    nisa.dma_copy(dst=ta, src=a)
+    tb = sbuf.view(dtype=b.dtype, shape=b.shape)  # noqa: F821
+    nisa.dma_copy(dst=tb, src=b)
+    nisa.tensor_tensor(dst=ta, data1=ta, data2=tb, op=nl.add)
+    out = hbm.view(dtype=a.dtype, shape=a.shape)  # noqa: F821
+    nisa.dma_copy(dst=out, src=ta)
+    return out
+"""
+    a, b = r(128, 512), r(128, 512)
+    res = KernelRunner().execute(src, a, b)
+    assert not res.faults
+    np.testing.assert_array_equal(res.outputs, a + b)
+    wide = KernelRunner().execute(src, r(256, 512), r(256, 512))
+    assert "NKI201" in {f.code for f in wide.faults}
 
 
 def test_library_style_package_on_the_device() -> None:

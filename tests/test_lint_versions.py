@@ -58,6 +58,24 @@ LOAD = textwrap.dedent('''
 ''')
 
 
+KWONLY = textwrap.dedent('''
+    import nki
+    import nki.isa as nisa
+    import nki.language as nl
+
+
+    @nki.jit
+    def kernel(x, *, scale=2.0):
+        assert x.shape == (128, 512)
+        out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+        t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x)
+        nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=scale)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+''')
+
+
 def codes(text: str, version: str | None) -> list:
     return [d.code for d in verify_source(text, "k.py", Options(nki_version=version))]
 
@@ -91,3 +109,10 @@ def test_cli_flag(tmp_path) -> None:
     assert out.returncode == 1 and "NKI603" in out.stdout
     bad = subprocess.run(run + ["--nki-version", "latest"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--nki-version" in bad.stderr
+
+
+def test_a_keyword_only_separator_is_refused_from_0_3() -> None:
+    # the 0.3.0 migration notes remove the `*` separator that 0.2 kernels used
+    assert codes(KWONLY, None).count("NKI601") == 1
+    assert codes(KWONLY, "0.3").count("NKI601") == 1
+    assert "NKI601" not in codes(KWONLY, "0.2")

@@ -542,7 +542,38 @@ class CallsMixin:
                 inst.attrs[name] = default
                 continue
             inst.attrs[name] = self._symbolic_field(f"{prefix}.{name}", ann, depth)
+        self._init_fields(cls, inst, prefix, depth)
         return inst
+
+    def _init_fields(self, cls: V.ClassVal, inst: V.Instance, prefix: str, depth: int) -> None:
+        """The attributes the class's own `__init__` assigns and no annotation declares (`self.n_tiles = rows //
+        tile`): that `__init__` run on symbolic arguments of its parameters' types, so that they exist (the
+        compiler reads the instance it is given, whose `__init__` ran) and keep their relations to the
+        others.  Left out when `__init__` is not followed."""
+        init = cls.lookup("__init__")
+        if not isinstance(init, V.FunctionVal) or depth >= 3 or self.kb is None:
+            return
+        assigned = [t.attr for n in ast.walk(init.node) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"]
+        missing = [a for a in dict.fromkeys(assigned) if a not in inst.attrs]
+        if not missing:
+            return
+        scratch = V.Instance(self.heap, cls)
+        a = init.node.args
+        params = (a.posonlyargs + a.args)[1:]
+        first_default = len(params) - len(init.defaults)
+        args: list = [scratch]
+        for i, p in enumerate(params):
+            args.append(init.defaults[i - first_default] if i >= first_default else
+                        self._symbolic_field(f"{prefix}.{p.arg}", p.annotation, depth + 1))
+        try:
+            self.invoke(init, args, {}, None)
+        except (V.NotUnderstood, V.PathAbort):
+            return
+        for name in missing:
+            if name in scratch.attrs:
+                inst.attrs[name] = scratch.attrs[name]
 
     def _symbolic_field(self, label: str, ann: ast.AST | None, depth: int) -> Any:
         text = ast.unparse(ann) if ann is not None else ""
@@ -668,6 +699,16 @@ class CallsMixin:
             return self.host_attr(obj, name, node)
         if isinstance(obj, V.Unknown):
             return V.Unknown(f"{obj.reason}.{name}")
+        if isinstance(obj, V.BufferVal) and name == "view":
+            # the Beta-2 tracer's memory objects: `sbuf.view(dtype=..., shape=..., name=...)` allocates a tensor
+            # there, as nl.ndarray(shape, dtype, buffer=...) does
+            def view(it: Any, args: list, kwargs: dict, node: ast.AST | None, buf: V.BufferVal = obj) -> Any:
+                args = list(args[1:])  # (the buffer itself, bound as the method's object)
+                dtype = kwargs.pop("dtype", args.pop(0) if args else None)
+                shape = kwargs.pop("shape", args.pop(0) if args else None)
+                return it.call_api(V.ApiVal("language.ndarray", ir.B2), [shape, dtype], {"buffer": buf, **kwargs},
+                                   node)
+            return V.BoundMethod(V.Builtin("view", view), obj)
         if isinstance(obj, V.Phi):
             return self._on_phi(obj, lambda x: self.get_attr(x, name, node))
         if isinstance(obj, SuperProxy):

@@ -92,6 +92,11 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
         if id(node) in found or options.kernels and node.name not in options.kernels:
             continue
         made = _from_factory(interp, mod, factory, node)
+        if made is None and not _captures(pm.tree, factory, node):
+            # a kernel a test function defines and hands to a harness the analysis cannot follow (`if
+            # NEURON_AVAILABLE: run_on_device(f, ...)`), which takes nothing from that function: it is the same
+            # kernel wherever it is defined, analysed standalone like a module-level one
+            made = _defined_standalone(interp, mod, node)
         if made is not None:
             built.append(made)
             found.add(id(node))
@@ -173,6 +178,52 @@ def _from_factory(interp: Interpreter, mod: V.ModuleVal, factory: str, node: ast
     shown = ", ".join(p.arg for p in required)
     return out, LaunchContext(f"built by {factory}({shown}), symbolic shapes", [], {}, None,
                               closure_syms=tuple(syms))
+
+
+def _captures(tree: ast.Module, factory: str, node: ast.AST) -> bool:
+    """Does the kernel `node`, defined inside module function `factory`, read a name that function binds (a
+    parameter, a local): a closure value only a call of it gives?"""
+    outer = next((st for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and
+                  st.name == factory), None)
+    if outer is None:
+        return True
+    def bound(fn: ast.AST) -> set:
+        a = fn.args
+        names = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+        names |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+        for n in walk(fn):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                names.add(n.id)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not fn:
+                names.add(n.name)
+            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                names |= {(al.asname or al.name).split(".")[0] for al in n.names}
+        return names
+    own = bound(node)
+    used = {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    used |= {n.id for d in node.decorator_list for n in walk(d) if isinstance(n, ast.Name)}
+    return bool((used - own) & (bound(outer) - {node.name}))
+
+
+def _defined_standalone(interp: Interpreter, mod: V.ModuleVal, node: ast.AST) -> tuple | None:
+    """(kernel, standalone context) for a kernel defined inside a function, its definition run as if at
+    module level (its decorator applied; names resolve in the module)."""
+    frame = Frame(None, mod, (), "")
+    frame.kind = "module"
+    frame.locals = dict(mod.namespace)  # (the module's own namespace is left as it is)
+    saved = interp.frames
+    interp.frames = [frame]
+    try:
+        interp.exec_stmt(node)
+        kv = frame.locals.get(node.name)
+    except Exception:  # noqa: BLE001 - a definition not followed leaves the finding as it was
+        kv = None
+    finally:
+        interp.frames = saved
+    if not isinstance(kv, V.KernelVal):
+        return None
+    ctx = next(iter(_contexts(interp, kv)), None)
+    return (kv, ctx) if ctx is not None else None
 
 
 def _kernel_in(v: Any, node: ast.AST, depth: int) -> V.KernelVal | None:

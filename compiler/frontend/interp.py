@@ -32,6 +32,8 @@ from .tensors import TensorMixin
 
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq"})
 STEP_BUDGET = 150_000
+TRACER_BUFFERS = {"sbuf": ir.SBUF, "psum": ir.PSUM, "hbm": ir.HBM, "shared_hbm": ir.SHARED_HBM,
+                  "private_hbm": ir.PRIVATE_HBM}
 PATH_MEMO_SIZE = 4096  # path conditions kept by Interpreter.path_cond
 
 
@@ -329,6 +331,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             return ns[name]
         if name in BUILTINS:
             return BUILTINS[name]
+        if self.kb is not None and self.kb.dialect == ir.B2 and name in TRACER_BUFFERS:
+            # names the Beta-2 tracer provides to kernel code (`sbuf.view(dtype=..., shape=...)`, used without an
+            # import by kernels written against it)
+            return V.BufferVal(TRACER_BUFFERS[name])
         if self.kb is not None and _undefined_in_file(name, self.parsed.get(f.module.path)):
             self.lint("NKI608", f"name {name!r} is not defined: nothing in {os.path.basename(f.module.path)} binds "
                                 f"it and it is not a builtin, so tracing raises NameError here", node,

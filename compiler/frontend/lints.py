@@ -149,7 +149,8 @@ class LintMixin:
         if not self.in_b2_kernel():
             return
         a = fn.node.args
-        if a.kwonlyargs and not a.vararg:
+        if a.kwonlyargs and not a.vararg and not self.version_before(0, 3):
+            # (NKI 0.2 accepted the separator; the migration guide's 0.3.0 changes remove it)
             self.lint("NKI601", "a `*` separator in a kernel's signature is not accepted by the NKI compiler: make "
                       "these parameters positional", fn.node)
         for p in a.posonlyargs + a.args + a.kwonlyargs:

@@ -563,6 +563,11 @@ class OpsMixin:
             return a
         if isinstance(c, E.BConst):
             return a if c.value else b
+        # a side that is itself merged on this condition, or its negation, is the alternative that side takes
+        # (`align = 32 if tp else None; if align == None: align = 4`: where tp holds align is 32, never None)
+        a, b = _settled(a, c, True), _settled(b, c, False)
+        if a is b:
+            return a
         if (V.is_int(a) or isinstance(a, bool)) and (V.is_int(b) or isinstance(b, bool)) and not (
                 isinstance(a, bool) and isinstance(b, bool)):
             return E.lower(E.ite(c, self.as_int(a), self.as_int(b)))
@@ -611,6 +616,19 @@ class OpsMixin:
         if isinstance(obj, V.Cell):
             return self.merge(c, s1, s2)
         return s2
+
+
+def _settled(v: Any, c: E.BExpr, holds: bool) -> Any:
+    """`v` where condition `c` is known to be `holds`: a merged value on `c` (or on its negation) is its
+    alternative for that outcome, nested merges included."""
+    while isinstance(v, V.Phi):
+        if v.cond == c:
+            v = v.a if holds else v.b
+        elif v.cond == E.bnot(c):
+            v = v.b if holds else v.a
+        else:
+            break
+    return v
 
 
 def _fraction(c: float) -> tuple | None:

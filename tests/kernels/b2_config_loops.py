@@ -46,3 +46,38 @@ def sum_config_blocks_affine(x, cfg: BlockConfig):
         nisa.tensor_tensor(dst=acc, data1=t, data2=acc, op=nl.subtract)  # expect: NKI401 warning
     nisa.dma_copy(dst=res, src=acc)
     return res
+
+
+class ColumnTiles(nl.NKIObject):
+    """A configuration whose own __init__ derives a field (no annotation declares n_tiles): the kernel reads
+    it as the object the caller built, __init__ run (was NKI902 'no attribute n_tiles')."""
+
+    def __init__(self, width: int, tile: int):
+        assert 0 < tile <= 512
+        self.width = width
+        self.tile = tile
+        self.n_tiles = width // tile
+
+
+@nki.jit
+def copy_column_tiles(x, cfg: ColumnTiles):
+    P, F = x.shape
+    assert P == 128 and F == cfg.width
+    out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(cfg.n_tiles):
+        t = nl.ndarray((P, cfg.tile), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[:, i * cfg.tile:(i + 1) * cfg.tile])
+        nisa.dma_copy(dst=out[:, i * cfg.tile:(i + 1) * cfg.tile], src=t)
+    return out
+
+
+@nki.jit
+def copy_column_tiles_one_too_many(x, cfg: ColumnTiles):
+    P, F = x.shape
+    assert P == 128 and F == cfg.width
+    out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(cfg.n_tiles + 1):
+        t = nl.ndarray((P, cfg.tile), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[:, i * cfg.tile:(i + 1) * cfg.tile])  # expect: NKI101 error
+        nisa.dma_copy(dst=out[:, i * cfg.tile:(i + 1) * cfg.tile], src=t)  # expect: NKI101 error
+    return out

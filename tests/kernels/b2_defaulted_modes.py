@@ -67,3 +67,35 @@ def no_mode_gets_through(x, scaling: Scaling = Scaling.PRE):  # expect: NKI901 w
     _require(scaling != Scaling.PRE, "PRE scaling is not implemented")
     out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
     return out
+
+
+@nki.jit
+def copy_rows_aligned(x, tp: bool):
+    # `align = 32 if tp else None; if align == None: align = 4`: align is 32 or 4 after the `if`, never None
+    # (it was NKI902 "operator Add on symbolic int and NoneType")
+    P, F = x.shape
+    assert P == 128 and F == 512
+    align = 32 if tp else None
+    if align == None:  # noqa: E711 (NKI has no `is`)
+        align = 4
+    width = (F + align - 1) // align * align
+    out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((P, width), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def copy_rows_aligned_past_the_row(x, tp: bool):
+    P, F = x.shape
+    assert P == 128 and F == 500
+    align = 32 if tp else None
+    if align == None:  # noqa: E711
+        align = 4
+    width = (F + align - 1) // align * align
+    out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((P, width), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)  # expect: NKI501 warning
+    nisa.dma_copy(dst=out, src=t[:, 0:F])
+    return out
