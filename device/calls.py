@@ -100,21 +100,14 @@ def violations(decl: Any, dialect: str, target: Any, tensors: dict, attrs: dict)
     for rule in decl.all_rules():
         if not rule.applies(target.name, dialect) or rule.severity == "warning":
             continue  # (a rule the compiler is known to accept breaking is no fault of the hardware)
-        if rule.code == "NKI303" and dialect == "beta1" and _compiler_placed(rule, tensors):
+        if rule.code == "NKI303" and dialect == "beta1" and spec.compiler_placed(rule, {
+                role: (v.storage.buffer, v.storage.kind == "result") for role, v in tensors.items()}):
             continue
         goal = spec.evaluate(rule, b)
         if goal is None or goal != E.FALSE:
             continue
         out.append((rule, _quantities(rule.pred, b)))
     return out
-
-
-def _compiler_placed(rule: Any, tensors: dict) -> bool:
-    """Every operand a Beta-1 buffer rule rejects is a tile an earlier call returned: its placement is the
-    compiler's, which moves it where the consumer needs it (as nki_verify's spec_rules._compiler_placed)."""
-    wanted = {p.role: p.buffers for p in _leaves(rule.pred) if isinstance(p, S.BufferIn)}
-    wrong = [v for role, v in tensors.items() if role in wanted and v.storage.buffer not in wanted[role]]
-    return bool(wrong) and all(v.storage.kind == "result" for v in wrong)
 
 
 def _quantities(pred: Any, b: ConcreteBinding) -> tuple:
@@ -132,11 +125,7 @@ def _quantities(pred: Any, b: ConcreteBinding) -> tuple:
 
 
 def _leaves(p: Any) -> list:
-    if isinstance(p, (S.All, S.Any_)):
-        return [x for q in p.parts for x in _leaves(q)]
-    if isinstance(p, S.Implies):
-        return _leaves(p.then)
-    return [p]
+    return spec.leaves(p)
 
 
 def display(qualname: str) -> str:

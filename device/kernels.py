@@ -215,9 +215,9 @@ def _mutable_params(fn: Callable) -> set:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return set()
-    return {p.name for p in params if "mutable_tensor" in (p.annotation if isinstance(p.annotation, str) else
-                                                         getattr(p.annotation, "__name__", "").replace(
-                                                             "_MutableTensor", "mutable_tensor"))}
+    # (the annotation object, or its text under `from __future__ import annotations`)
+    return {p.name for p in params if (isinstance(p.annotation, str) and "mutable_tensor" in p.annotation) or
+            getattr(p.annotation, "__name__", None) == "_MutableTensor"}
 
 
 def _param(prog: Any, name: str, a: Any, buffer: str, originals: list, depth: int = 0) -> Any:

@@ -716,6 +716,26 @@ class Instruction(Record):
         return tuple(out)
 
 
+def leaves(p: Pred) -> list:
+    """The predicates a rule's predicate is made of (through All, Any_ and the consequent of Implies)."""
+    if isinstance(p, (All, Any_)):
+        return [x for q in p.parts for x in leaves(q)]
+    if isinstance(p, Implies):
+        return leaves(p.then)
+    return [p]
+
+
+def compiler_placed(rule: Rule, operands: dict) -> bool:
+    """Every operand a Beta-1 buffer rule rejects is a tile an earlier call returned (`nc_matmul(
+    nisa.nc_transpose(x), y)`): Beta 1 leaves a returned tile's placement to the compiler, which moves it where
+    its consumer needs it (as `nl.matmul` lowers to `nc_matmul(nc_transpose(x), y)` itself); only tiles the
+    kernel placed (`nl.ndarray(..., buffer=nl.psum)`, an input) are bound by it.  `operands`: role -> (buffer,
+    whether the tensor is a returned tile), for the verifier's and the device's tensors alike."""
+    wanted = {p.role: p.buffers for p in leaves(rule.pred) if isinstance(p, BufferIn)}
+    wrong = [returned for role, (buffer, returned) in operands.items() if role in wanted and buffer not in wanted[role]]
+    return bool(wrong) and all(wrong)
+
+
 def evaluate(rule: Rule, b: Binding) -> E.BExpr | None:
     """The rule's obligation for this call, or None when the rule does not apply."""
     try:

@@ -23,7 +23,8 @@ def instruction_obligations(ka: KernelAnalysis) -> list:
         for rule in decl.all_rules():
             if not rule.applies(k.target, ins.dialect):
                 continue
-            if rule.code == "NKI303" and ins.dialect == ir.B1 and _compiler_placed(k, ins, rule):
+            if rule.code == "NKI303" and ins.dialect == ir.B1 and spec.compiler_placed(rule, {
+                    o.role: (k.tensors[o.tensor].buffer, k.tensors[o.tensor].kind == "result") for o in ins.operands}):
                 continue
             goal = spec.evaluate(rule, b)
             if goal is None or goal == E.TRUE:
@@ -46,19 +47,6 @@ def instruction_obligations(ka: KernelAnalysis) -> list:
             out.append(Obligation(rule.code, goal, facts, ins.span, message, _quantities(rule.pred, b),
                                   loops=ins.ctx.loops, floor=floor))
     return out
-
-
-def _compiler_placed(k: ir.Kernel, ins: ir.Instr, rule: Any) -> bool:
-    """Every operand a Beta-1 buffer rule rejects is the value an earlier call returned (`nc_matmul(
-    nisa.nc_transpose(x), y)`): Beta 1 leaves a returned tile's placement to the compiler, which moves it where
-    its consumer needs it (as `nl.matmul` lowers to `nc_matmul(nc_transpose(x), y)` itself); only tiles the
-    kernel placed (`nl.ndarray(..., buffer=nl.psum)`, an input) are bound by it."""
-    from compiler.spec import schema as S
-
-    wanted = {p.role: p.buffers for p in _leaves(rule.pred) if isinstance(p, S.BufferIn)}
-    wrong = [k.tensors[o.tensor] for o in ins.operands if o.role in wanted and
-             k.tensors[o.tensor].buffer not in wanted[o.role]]
-    return bool(wrong) and all(t.kind == "result" for t in wrong)
 
 
 def _on_no_target(rule: Any) -> bool:
@@ -98,10 +86,4 @@ def _quantities(pred: Any, b: spec.OperandBinding) -> tuple:
 
 
 def _leaves(p: Any) -> list:
-    from compiler.spec import schema as S
-
-    if isinstance(p, (S.All, S.Any_)):
-        return [x for q in p.parts for x in _leaves(q)]
-    if isinstance(p, S.Implies):
-        return _leaves(p.then)
-    return [p]
+    return spec.leaves(p)
