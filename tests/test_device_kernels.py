@@ -188,6 +188,8 @@ CASES = {
         "barrier_on_one_core", "both_cores_zero_the_output", "both_cores_fill_with_their_id")} | {
         "one_core_worth_of_rows_but_shifted": ([r(128, 512)], 2)},
     "b2_input_ranks.py": {"two_layouts_of_one_input": ([r(128, 512), 0],),
+                          "add_a_pair": ([(r(128, 512), r(128, 512))],),
+                          "add_a_pair_of_different_widths": ([(r(128, 256), r(128, 512))],),
                           "weight_vector_as_a_row": ([r(64, 256), r(256)],),
                           "bias_vector_in_column_tiles": ([r(256, 64), r(256)],),
                           "bias_vector_one_past_the_end": ([r(256, 64), r(256)],),

@@ -1043,6 +1043,16 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
         return V.Unknown(f"parameter {p.arg}")
     if isinstance(kind, str) and kind.startswith("sizes:") and p.arg not in evidence:
         return tuple(kb.new_sym(f"{p.arg}[{i}]", "shape", 1) for i in range(int(kind.split(":")[1])))
+    if isinstance(kind, str) and kind.startswith("tensors:") and p.arg not in evidence:
+        # a tuple of input tensors (each of a guessed rank, as a standalone input's)
+        out = []
+        for i in range(int(kind.split(":")[1])):
+            label = f"{p.arg}[{i}]"
+            shape = tuple(kb.new_sym(f"{label}.shape[{j}]", "shape", 1) for j in range(2))
+            tv = interp.new_tensor(label, _param_buffer(kb), shape, None, p, "param")
+            interp._guessed_ranks[tv.tensor.id] = label
+            out.append(tv)
+        return tuple(out)
     rank = hints.get(p.arg, 2)
     shape = tuple(kb.new_sym(f"{p.arg}.shape[{i}]", "shape", 1) for i in range(rank))
     tv = interp.new_tensor(p.arg, _param_buffer(kb), shape, None, p, "param")
@@ -1219,8 +1229,13 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
         elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], (ast.Tuple, ast.List)) \
                 and isinstance(n.value, ast.Name) and n.value.id in alias and \
                 all(isinstance(e, ast.Name) for e in n.targets[0].elts):
-            # `p, f = out_shape`: a tuple of that many sizes (a tensor is not unpacked by its rows in a kernel)
-            out[alias[n.value.id]] = f"sizes:{len(n.targets[0].elts)}"
+            # `p, f = out_shape`: a tuple of that many sizes (a tensor is not unpacked by its rows in a kernel); of
+            # tensors when the kernel uses the names so (`a, b = pair` and then `a[0:128]`, `a.shape`)
+            names = {e.id for e in n.targets[0].elts}
+            as_tensor = any(isinstance(u, (ast.Subscript, ast.Attribute)) and isinstance(u.value, ast.Name) and
+                            u.value.id in names and (isinstance(u, ast.Subscript) or u.attr in TENSOR_ATTRS)
+                            for u in walk(fn_node))
+            out[alias[n.value.id]] = f"{'tensors' if as_tensor else 'sizes'}:{len(n.targets[0].elts)}"
         elif isinstance(n, ast.Compare):
             sides = [n.left] + list(n.comparators)
             names = [alias[s.id] for s in sides if isinstance(s, ast.Name) and s.id in alias]
@@ -1268,6 +1283,7 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
     return out
 
 
+TENSOR_ATTRS = frozenset({"shape", "dtype", "reshape", "ap", "buffer", "ndim", "view"})
 SHAPED_ALLOCATIONS = frozenset({"ndarray", "zeros", "ones", "full", "empty", "rand", "random_seed_tile"})
 
 

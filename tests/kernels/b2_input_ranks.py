@@ -253,3 +253,32 @@ def swap_leading_axes(x):
     out = nl.ndarray(v.shape, dtype=x.dtype, buffer=nl.shared_hbm)
     nisa.dma_copy(dst=out, src=v)
     return out
+
+
+@nki.jit
+def add_a_pair(pair):
+    # a parameter unpacked into names used as tensors is a tuple of input tensors
+    a, b = pair
+    assert a.shape == (128, 512) and b.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    ta = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    tb = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=ta, src=a[0:128, 0:512])
+    nisa.dma_copy(dst=tb, src=b[0:128, 0:512])
+    nisa.tensor_tensor(dst=ta, data1=ta, data2=tb, op=nl.add)
+    nisa.dma_copy(dst=out, src=ta)
+    return out
+
+
+@nki.jit
+def add_a_pair_of_different_widths(pair):
+    a, b = pair
+    assert a.shape == (128, 256) and b.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    ta = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    tb = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=ta, src=a[0:128, 0:512])  # expect: NKI101 error
+    nisa.dma_copy(dst=tb, src=b[0:128, 0:512])
+    nisa.tensor_tensor(dst=ta, data1=ta, data2=tb, op=nl.add)
+    nisa.dma_copy(dst=out, src=ta)
+    return out
