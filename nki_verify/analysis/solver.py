@@ -373,7 +373,7 @@ def as_multiples(goal: E.BExpr, facts: list) -> tuple:
                 elif x not in found:
                     found[x] = (c,)
     if found:
-        divided = _divided([goal] + list(facts))
+        divided = _divided([goal] + list(facts), found.keys())
         found = {x: c for x, c in found.items() if any(c[0] % d == 0 for d in divided.get(x, ()))}
     if not found:
         return goal, facts, {}
@@ -383,17 +383,21 @@ def as_multiples(goal: E.BExpr, facts: list) -> tuple:
     return out[0], [f for f in out[1:] if f != E.TRUE], multiples
 
 
-def _divided(exprs: list) -> dict:
-    """{symbol: constants} of the quotients and remainders by a constant that the symbol is inside of
-    (`(x + 1) // 128`), besides the defining `x % 128 == 0` itself: where writing x as a multiple helps."""
+def _divided(exprs: list, syms: Any) -> dict:
+    """{symbol: constants} of the quotients and remainders by a constant that one of `syms` is inside of
+    (`(x + 1) // 128`), besides the defining `x % 128 == 0` itself: where writing x as a multiple helps.
+    (Sub-expressions free of `syms` are not walked.)"""
     out: dict = {}
     seen: set = set()
+    wanted = set(syms)
     stack = list(exprs)
     while stack:
         e = stack.pop()
         if id(e) in seen:
             continue
         seen.add(id(e))
+        if isinstance(e, (E.Expr, E.BExpr)) and not (E.free_syms(e) & wanted):
+            continue
         if isinstance(e, (E.FloorDiv, E.Mod)) and isinstance(e.b, E.Const) and e.b.value > 1 and \
                 not (isinstance(e, E.Mod) and isinstance(e.a, E.Sym)):
             for x in E.free_syms(e.a):
