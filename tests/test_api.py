@@ -866,6 +866,47 @@ def test_a_kernel_a_test_defines_and_hands_to_a_harness_is_analysed_standalone()
     assert {(d.code, d.severity) for d in bad} == {("NKI201", "error")}
 
 
+PYTHON_SUBSET_KERNEL = """
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def copy_with_python_checks(x):
+    rows, cols = 128, 512
+    assert [1, 1] < [1, 2] and not [2] <= [1, 9]
+    d = {"rows": rows}
+    d["cols"] = cols
+    assert d == {"cols": 512, "rows": 128} and d != {"rows": 128}
+    assert f"{rows} x {cols:05d}" == "128 x 00512"
+    assert f"{x} rows" != "x rows" or True
+    d.clear()
+    assert d == {}
+    assert x.shape == (rows, cols)
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def miscounted(x):
+    assert [1, 2].count() == 2
+    return x
+"""
+
+
+def test_python_that_kernels_run_while_tracing_is_followed() -> None:
+    # list ordering, dict equality and clear(), f-strings of known values: as Python evaluates them (they were
+    # NKI902, or "every path fails" from an f-string taken as "{…}"); a list method called wrongly is a finding
+    # on its kernel, not an internal error that loses the file's other kernels
+    diags = verify_source(PYTHON_SUBSET_KERNEL, "py.py")
+    assert [(d.code, d.line) for d in diags] == [("NKI902", 28)], [(d.code, d.line, d.message) for d in diags]
+    assert "count()" in diags[0].message
+
+
 def test_copies_of_a_warning_are_settled_at_an_input_the_solver_found_fine(monkeypatch) -> None:
     """Once a finding is shown as a warning, a copy of it matters only if it is an error.  The input the
     severity question found fine is kept: where the copy's goal holds at that input on every iteration (the

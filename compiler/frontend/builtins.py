@@ -882,6 +882,8 @@ def _list_method(name: str) -> Any:
         return v
 
     def index(it: Any, a: list, k: dict, n: Any) -> Any:
+        if len(a) < 2:
+            raise V.NotUnderstood("list.index() takes the value to find (Python raises TypeError)", n)
         items = it.iterate_known(a[0], n)
         for i, x in enumerate(items):
             if it.equal(x, a[1]) is True:
@@ -889,6 +891,8 @@ def _list_method(name: str) -> Any:
         raise V.NotUnderstood("list.index() of a value that is not known to be present", n)
 
     def count(it: Any, a: list, k: dict, n: Any) -> Any:
+        if len(a) != 2:
+            raise V.NotUnderstood("list.count() takes exactly one value (Python raises TypeError)", n)
         return sum(1 for x in it.iterate_known(a[0], n) if it.equal(x, a[1]) is True)
 
     def copy(it: Any, a: list, k: dict, n: Any) -> Any:
@@ -910,6 +914,8 @@ def _list_method(name: str) -> Any:
         return None
 
     def remove(it: Any, a: list, k: dict, n: Any) -> Any:
+        if len(a) != 2:
+            raise V.NotUnderstood("list.remove() takes exactly one value (Python raises TypeError)", n)
         lst = a[0]
         items = list(lst.items)
         for i, x in enumerate(items):
@@ -923,6 +929,12 @@ def _list_method(name: str) -> Any:
 
 
 def _dict_method(name: str) -> Any:
+    def clear(it: Any, a: list, k: dict, n: Any) -> Any:
+        d = a[0]
+        for key in list(d.items):
+            d.delete(key)  # (through delete: a branch's snapshot sees the change)
+        return None
+
     def get(it: Any, a: list, k: dict, n: Any) -> Any:
         d, key = a[0], it.hashable_key(a[1])
         default = a[2] if len(a) > 2 else None
@@ -1008,6 +1020,8 @@ def _tuple_method(name: str) -> Any:
         raise V.NotUnderstood("tuple.index() of a value that is not known to be present", n)
 
     def count(it: Any, a: list, k: dict, n: Any) -> Any:
+        if len(a) != 2:
+            raise V.NotUnderstood("list.count() takes exactly one value (Python raises TypeError)", n)
         return sum(1 for x in a[0] if it.equal(x, a[1]) is True)
 
     return locals().get(name)

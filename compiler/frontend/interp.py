@@ -549,15 +549,35 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
 
     def _joinedstr(self, node: ast.JoinedStr) -> Any:
         parts = []
+        known = True
         for v in node.values:
             if isinstance(v, ast.Constant):
                 parts.append(str(v.value))
-            else:
-                parts.append("{…}")
-        return "".join(parts)
+                continue
+            text = self._formatted(v)
+            known = known and not isinstance(text, V.OpaqueStr)
+            parts.append(str(text))
+        return "".join(parts) if known else V.OpaqueStr("".join(parts))
 
     def _formatted(self, node: ast.FormattedValue) -> Any:
-        return "{…}"
+        """The text of `{expr}` when expr is a plain name or arithmetic on names and constants whose value is a
+        known Python number, string or bool (its format spec a constant); else an opaque text, which compares
+        equal to nothing decidably (messages: `f"{n} rows"`, never "{…}" taken as the text)."""
+        simple = all(isinstance(x, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop,
+                                    ast.Load)) for x in ast.walk(node.value))
+        spec = node.format_spec
+        if simple and (spec is None or all(isinstance(x, ast.Constant) for x in spec.values)):
+            try:
+                v = self.eval(node.value)
+            except V.NotUnderstood:
+                v = None
+            if isinstance(v, (int, float, str, bool)) and not isinstance(v, V.OpaqueStr):
+                conv = {115: str, 114: repr, 97: ascii}.get(node.conversion)
+                try:
+                    return format(conv(v) if conv else v, "".join(str(x.value) for x in spec.values) if spec else "")
+                except (ValueError, TypeError):
+                    pass
+        return V.OpaqueStr("{…}")
 
     def _lambda(self, node: ast.Lambda) -> Any:
         return self.make_function(node, "<lambda>")

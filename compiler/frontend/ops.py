@@ -370,7 +370,8 @@ class OpsMixin:
                     r = E.bnot(r)
                 return r.value if isinstance(r, E.BConst) else r
         # (the name of an unknown input dtype is compared as the dtype, by `equal` below)
-        dtype_name = op in (ast.Eq, ast.NotEq) and (isinstance(a, V.DTypeStr) or isinstance(b, V.DTypeStr))
+        dtype_name = op in (ast.Eq, ast.NotEq) and (isinstance(a, (V.DTypeStr, V.OpaqueStr)) or
+                                                    isinstance(b, (V.DTypeStr, V.OpaqueStr)))
         if isinstance(a, SCALAR_TYPES) and isinstance(b, SCALAR_TYPES) and not dtype_name:
             try:
                 return PY_CMP[op](a, b)
@@ -385,6 +386,8 @@ class OpsMixin:
             return eq if op is ast.Eq else E.bnot(eq)
         if isinstance(a, tuple) and isinstance(b, tuple):
             return self._tuple_order(op, a, b)
+        if isinstance(a, V.PyList) and isinstance(b, V.PyList) and a.tail is None and b.tail is None:
+            return self._tuple_order(op, tuple(a.items), tuple(b.items))  # lists order element by element
         if isinstance(a, (V.SymFloat, float)) or isinstance(b, (V.SymFloat, float)):
             fa, fb = self._float_of(a), self._float_of(b)
             if isinstance(fa, float) and isinstance(fb, float):
@@ -403,6 +406,8 @@ class OpsMixin:
         """Python == on abstract values: bool or BExpr."""
         if a is b:
             return True
+        if isinstance(a, V.OpaqueStr) or isinstance(b, V.OpaqueStr):
+            return self.fresh_bool("<equality of a text not formatted>")
         if isinstance(a, V.DTypeStr) or isinstance(b, V.DTypeStr):
             # the name of an unknown dtype: the question of the dtype itself, when the other side names one
             x, y = (a.dtype if isinstance(a, V.DTypeStr) else a), (b.dtype if isinstance(b, V.DTypeStr) else b)
@@ -453,6 +458,12 @@ class OpsMixin:
             return r.value if isinstance(r, E.BConst) else r
         if isinstance(a, V.PyList) and isinstance(b, V.PyList) and a.tail is None and b.tail is None:
             return self.equal(tuple(a.items), tuple(b.items))
+        if isinstance(a, V.PyDict) and isinstance(b, V.PyDict):
+            # equal keys, and equal values under each
+            if set(a.items) != set(b.items):
+                return False
+            keys = list(a.items)
+            return self.equal(tuple(a.items[k] for k in keys), tuple(b.items[k] for k in keys))
         if isinstance(a, (V.PyList, tuple)) and isinstance(b, (V.PyList, tuple)):
             ta = tuple(a.items) if isinstance(a, V.PyList) and a.tail is None else a
             tb = tuple(b.items) if isinstance(b, V.PyList) and b.tail is None else b

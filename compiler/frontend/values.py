@@ -513,6 +513,11 @@ class GivenRetry(Exception):
         self.param, self.why = param, why
 
 
+class OpaqueStr(str):
+    """An f-string the analysis could not format (a field of a value it does not know as a Python number or
+    string): usable as a message, equal to no other text decidably."""
+
+
 class DTypeStr(str):
     """`str(x.dtype)` of an input whose dtype is unknown: comparing it with the name of a dtype asks the same
     question as comparing the dtype itself (`str(dt) == str(nl.float32)` is `dt == nl.float32`)."""
