@@ -560,23 +560,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         return "".join(parts) if known else V.OpaqueStr("".join(parts))
 
     def _formatted(self, node: ast.FormattedValue) -> Any:
-        """The text of `{expr}` when expr is a plain name or arithmetic on names and constants whose value is a
-        known Python number, string or bool (its format spec a constant); else an opaque text, which compares
-        equal to nothing decidably (messages: `f"{n} rows"`, never "{…}" taken as the text)."""
-        simple = all(isinstance(x, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop,
-                                    ast.Load)) for x in ast.walk(node.value))
-        spec = node.format_spec
-        if simple and (spec is None or all(isinstance(x, ast.Constant) for x in spec.values)):
-            try:
-                v = self.eval(node.value)
-            except V.NotUnderstood:
-                v = None
-            if isinstance(v, (int, float, str, bool)) and not isinstance(v, V.OpaqueStr):
-                conv = {115: str, 114: repr, 97: ascii}.get(node.conversion)
-                try:
-                    return format(conv(v) if conv else v, "".join(str(x.value) for x in spec.values) if spec else "")
-                except (ValueError, TypeError):
-                    pass
+        """A field of an f-string: not evaluated, an opaque text that compares equal to nothing decidably in a
+        kernel (it was the literal "{…}", taken as the text).  (Formatting the fields whose values are known made
+        host code that keys dicts by f-strings, `d[f"tensor_{i}"]`, merge a different dict per branch of its
+        loops: exponential, a tutorial's launcher class never finished.)"""
         return V.OpaqueStr("{…}")
 
     def _lambda(self, node: ast.Lambda) -> Any:
