@@ -22,6 +22,8 @@ from . import expr as E
 SBUF, PSUM, HBM, SHARED_HBM, PRIVATE_HBM = "sbuf", "psum", "hbm", "shared_hbm", "private_hbm"
 ON_CHIP = (SBUF, PSUM)
 HBM_KINDS = (HBM, SHARED_HBM, PRIVATE_HBM)
+# the memory names the Beta-2 tracer gives kernel code (`sbuf.view(dtype=..., shape=...)`) and their buffers
+TRACER_BUFFERS = {"sbuf": SBUF, "psum": PSUM, "hbm": HBM, "shared_hbm": SHARED_HBM, "private_hbm": PRIVATE_HBM}
 # why an optional input (default None) is analysed as given (Kernel.given_why)
 GIVEN_DEREFERENCED = "dereferenced by the kernel"
 GIVEN_NONE_FAILS = "every path with it left at None fails"

@@ -112,7 +112,7 @@ def violations(decl: Any, dialect: str, target: Any, tensors: dict, attrs: dict)
 
 def _quantities(pred: Any, b: ConcreteBinding) -> tuple:
     out = []
-    for p in _leaves(pred):
+    for p in spec.leaves(pred):
         if isinstance(p, (S.Le, S.Eq)):
             for term in (p.a, p.b):
                 try:
@@ -122,10 +122,6 @@ def _quantities(pred: Any, b: ConcreteBinding) -> tuple:
                 if not isinstance(term, S.Lit):
                     out.append((term.show(), v))
     return tuple(dict.fromkeys(out))
-
-
-def _leaves(p: Any) -> list:
-    return spec.leaves(p)
 
 
 def display(qualname: str) -> str:

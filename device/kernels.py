@@ -10,6 +10,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from compiler.ir import TRACER_BUFFERS
+
 from . import context
 from .faults import KernelPrecondition, Site
 from .launch import Launch
@@ -181,7 +183,7 @@ def _tracer_buffers(fn: Callable, language: Any) -> None:
     """Give a Beta-2 kernel's module the tracer's memory names it does not define itself."""
     g = getattr(fn, "__globals__", None)
     if isinstance(g, dict):
-        for name in ("sbuf", "psum", "hbm", "shared_hbm", "private_hbm"):
+        for name in TRACER_BUFFERS:
             if name not in g:
                 g[name] = _TracerBuffer(name, language)
 

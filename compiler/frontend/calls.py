@@ -630,9 +630,7 @@ class CallsMixin:
 
         if mod is None:
             return None
-        frame = Frame(None, mod, (), "")
-        frame.kind = "module"
-        frame.locals = mod.namespace
+        frame = Frame.of_module(mod)
         saved = self.frames
         self.frames = [frame]
         try:
@@ -1166,9 +1164,7 @@ class CallsMixin:
         self.parsed[path] = pm
         if pm.tree is None:
             return mod
-        frame = Frame(None, mod, (), "")
-        frame.kind = "module"
-        frame.locals = mod.namespace
+        frame = Frame.of_module(mod)
         saved_kb, saved_frames, saved_tracks, saved_facts = self.kb, self.frames, self.loop_tracks, self.loop_facts
         self.kb, self.frames, self.loop_tracks, self.loop_facts = None, [frame], [], []
         steps = self.steps

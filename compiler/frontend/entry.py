@@ -208,9 +208,7 @@ def _captures(tree: ast.Module, factory: str, node: ast.AST) -> bool:
 def _defined_standalone(interp: Interpreter, mod: V.ModuleVal, node: ast.AST) -> tuple | None:
     """(kernel, standalone context) for a kernel defined inside a function, its definition run as if at
     module level (its decorator applied; names resolve in the module)."""
-    frame = Frame(None, mod, (), "")
-    frame.kind = "module"
-    frame.locals = dict(mod.namespace)  # (the module's own namespace is left as it is)
+    frame = Frame.of_module(mod, dict(mod.namespace))  # (the module's own namespace is left as it is)
     saved = interp.frames
     interp.frames = [frame]
     try:
@@ -416,9 +414,7 @@ def _explore_test_class(interp: Interpreter, mod: V.ModuleVal, cls: V.ClassVal, 
 def _call_host(interp: Interpreter, mod: V.ModuleVal, fv: V.FunctionVal, args: list) -> Any:
     """`fv(*args)` as host code run from the module's top level; V.ABORTED when it fails (host code is explored
     on a best-effort basis)."""
-    frame = Frame(None, mod, (), "")
-    frame.kind = "module"
-    frame.locals = mod.namespace
+    frame = Frame.of_module(mod)
     saved = interp.frames
     interp.frames = [frame]
     interp.steps = 0
@@ -1100,9 +1096,7 @@ def _annotation_class(interp: Interpreter, p: ast.arg) -> V.ClassVal | None:
     mod = getattr(interp, "_entry_module", None)
     if mod is None:
         return None
-    frame = Frame(None, mod, (), "")
-    frame.kind = "module"
-    frame.locals = mod.namespace
+    frame = Frame.of_module(mod)
     saved = interp.frames
     interp.frames = [frame]
     try:
@@ -1233,7 +1227,8 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
             # tensors when the kernel uses the names so (`a, b = pair` and then `a[0:128]`, `a.shape`)
             names = {e.id for e in n.targets[0].elts}
             as_tensor = any(isinstance(u, (ast.Subscript, ast.Attribute)) and isinstance(u.value, ast.Name) and
-                            u.value.id in names and (isinstance(u, ast.Subscript) or u.attr in TENSOR_ATTRS)
+                            u.value.id in names and (isinstance(u, ast.Subscript) or
+                                                     u.attr in TENSOR_ATTRS | {"view"})
                             for u in walk(fn_node))
             out[alias[n.value.id]] = f"{'tensors' if as_tensor else 'sizes'}:{len(n.targets[0].elts)}"
         elif isinstance(n, ast.Compare):
@@ -1283,7 +1278,7 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
     return out
 
 
-TENSOR_ATTRS = frozenset({"shape", "dtype", "reshape", "ap", "buffer", "ndim", "view"})
+TENSOR_ATTRS = frozenset({"shape", "dtype", "reshape", "ap", "buffer", "ndim"})  # attributes only tensors have
 SHAPED_ALLOCATIONS = frozenset({"ndarray", "zeros", "ones", "full", "empty", "rand", "random_seed_tile"})
 
 
@@ -1326,8 +1321,8 @@ def _tensor_evidence(fn_node: ast.AST, params: list) -> set:
     ps = set(params)
     out: set = set()
     for n in walk(fn_node):
-        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in ps and n.attr in (
-                "shape", "dtype", "reshape", "ap", "buffer", "ndim"):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in ps and \
+                n.attr in TENSOR_ATTRS:
             out.add(n.value.id)
         elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in ps:
             out.add(n.value.id)

@@ -32,8 +32,6 @@ from .tensors import TensorMixin
 
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq"})
 STEP_BUDGET = 150_000
-TRACER_BUFFERS = {"sbuf": ir.SBUF, "psum": ir.PSUM, "hbm": ir.HBM, "shared_hbm": ir.SHARED_HBM,
-                  "private_hbm": ir.PRIVATE_HBM}
 PATH_MEMO_SIZE = 4096  # path conditions kept by Interpreter.path_cond
 
 
@@ -75,6 +73,14 @@ class Frame:
         self.call_site: ir.Span | None = None  # where the caller called this function
         self.caller_stmt: ast.stmt | None = None  # the caller's statement making the call
         self.loop_base = 0  # how many symbolic loops were open when this function was called
+
+    @staticmethod
+    def of_module(module: V.ModuleVal, namespace: dict | None = None) -> "Frame":
+        """A frame running code at the top level of `module` (its own namespace, or `namespace`)."""
+        frame = Frame(None, module, (), "")
+        frame.kind = "module"
+        frame.locals = module.namespace if namespace is None else namespace
+        return frame
 
 
 class Options:
@@ -331,10 +337,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             return ns[name]
         if name in BUILTINS:
             return BUILTINS[name]
-        if self.kb is not None and self.kb.dialect == ir.B2 and name in TRACER_BUFFERS:
+        if self.kb is not None and self.kb.dialect == ir.B2 and name in ir.TRACER_BUFFERS:
             # names the Beta-2 tracer provides to kernel code (`sbuf.view(dtype=..., shape=...)`, used without an
             # import by kernels written against it)
-            return V.BufferVal(TRACER_BUFFERS[name])
+            return V.BufferVal(ir.TRACER_BUFFERS[name])
         if self.kb is not None and _undefined_in_file(name, self.parsed.get(f.module.path)):
             self.lint("NKI608", f"name {name!r} is not defined: nothing in {os.path.basename(f.module.path)} binds "
                                 f"it and it is not a builtin, so tracing raises NameError here", node,
@@ -548,16 +554,8 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         return d
 
     def _joinedstr(self, node: ast.JoinedStr) -> Any:
-        parts = []
-        known = True
-        for v in node.values:
-            if isinstance(v, ast.Constant):
-                parts.append(str(v.value))
-                continue
-            text = self._formatted(v)
-            known = known and not isinstance(text, V.OpaqueStr)
-            parts.append(str(text))
-        return "".join(parts) if known else V.OpaqueStr("".join(parts))
+        text = "".join(str(v.value) if isinstance(v, ast.Constant) else self._formatted(v) for v in node.values)
+        return text if all(isinstance(v, ast.Constant) for v in node.values) else V.OpaqueStr(text)
 
     def _formatted(self, node: ast.FormattedValue) -> Any:
         """A field of an f-string: not evaluated, an opaque text that compares equal to nothing decidably in a

@@ -449,6 +449,11 @@ class TrailingAxes(Pred, Record):
     __slots__ = _fields
 
     def ev(self, b: Binding) -> E.BExpr:
+        rank, norm = self._axes(b)
+        return E.bconst(norm == set(range(rank - len(norm), rank)) and 0 not in norm)
+
+    def _axes(self, b: Binding) -> tuple:
+        """(rank of `role`, the set of axes named, made non-negative); NotApplicable unless they are integers."""
         rank = len(_shape(b, self.role))
         axes = b.attr(self.axis)
         if isinstance(axes, int) and not isinstance(axes, bool):
@@ -456,8 +461,7 @@ class TrailingAxes(Pred, Record):
         if not isinstance(axes, (list, tuple)) or not axes or \
                 not all(isinstance(a, int) and not isinstance(a, bool) for a in axes) or rank < 2:
             raise NotApplicable(self.axis)
-        norm = {a % rank for a in axes}
-        return E.bconst(norm == set(range(rank - len(norm), rank)) and 0 not in norm)
+        return rank, {a % rank for a in axes}
 
     def show(self) -> str:
         return f"{self.axis} names the trailing free axes of {self.role}"
@@ -471,14 +475,7 @@ class LeadingFreeAxes(TrailingAxes):
     __slots__ = ()
 
     def ev(self, b: Binding) -> E.BExpr:
-        rank = len(_shape(b, self.role))
-        axes = b.attr(self.axis)
-        if isinstance(axes, int) and not isinstance(axes, bool):
-            axes = (axes,)
-        if not isinstance(axes, (list, tuple)) or not axes or \
-                not all(isinstance(a, int) and not isinstance(a, bool) for a in axes) or rank < 2:
-            raise NotApplicable(self.axis)
-        norm = {a % rank for a in axes}
+        _, norm = self._axes(b)
         return E.bconst(norm == set(range(1, 1 + len(norm))) and len(norm) <= 4)
 
     def show(self) -> str:

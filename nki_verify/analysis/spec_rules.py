@@ -52,14 +52,14 @@ def instruction_obligations(ka: KernelAnalysis) -> list:
 def _on_no_target(rule: Any) -> bool:
     """A rule that no target satisfies (a wrapper the hardware has no instruction for, on any of them)."""
     from compiler.spec import schema as S
-    leaves = [p for p in _leaves(rule.pred) if isinstance(p, S.TargetIn)]
+    leaves = [p for p in spec.leaves(rule.pred) if isinstance(p, S.TargetIn)]
     return bool(leaves) and all(not p.targets for p in leaves)
 
 
 def _param_operands(k: ir.Kernel, ins: ir.Instr, rule: Any) -> list:
     from compiler.spec import schema as S
 
-    roles = {p.role for p in _leaves(rule.pred) if isinstance(p, S.BufferIn)}
+    roles = {p.role for p in spec.leaves(rule.pred) if isinstance(p, S.BufferIn)}
     out = []
     for o in ins.operands:
         t = k.tensors[o.tensor]
@@ -73,7 +73,7 @@ def _quantities(pred: Any, b: spec.OperandBinding) -> tuple:
     from compiler.spec import schema as S
 
     out = []
-    for p in _leaves(pred):
+    for p in spec.leaves(pred):
         if isinstance(p, (S.Le, S.Eq)):
             for term in (p.a, p.b):
                 try:
@@ -84,6 +84,3 @@ def _quantities(pred: Any, b: spec.OperandBinding) -> tuple:
                     out.append((term.show(), v))
     return tuple(out)
 
-
-def _leaves(p: Any) -> list:
-    return spec.leaves(p)
