@@ -1188,6 +1188,42 @@ def test_a_product_by_a_size_chosen_by_conditions_is_proved_on_each_side() -> No
     assert not ka._by_conditions(E.le(E.add(E.mul(f, size), n), 127), facts, 10_000)
 
 
+def test_a_place_shown_undecided_is_only_searched_for_a_violation(monkeypatch) -> None:
+    """Another copy of a check at a place already shown as undecided (NKI901) is asked for a violation, which
+    would replace what is shown there, but not proved by the narrower questions, which would change nothing; a
+    place whose undecided copy a later split may still prove (deferred) is not yet such a place."""
+    from compiler import expr as E
+    from compiler import ir
+    from nki_verify.analysis import engine
+    from nki_verify.analysis.solver import Prover, Unknown, Violated
+
+    n, m = E.Sym("n", 1), E.Sym("m", 2)
+    span, other = ir.Span("k.py", 3, 1, 3, 9), ir.Span("k.py", 4, 1, 4, 9)
+    kernel = ir.Kernel("k", "k.py", span, ir.B2, "standalone", ("x",),
+                       (ir.SymInfo(n, "shape", "n", E.Const(1), None), ir.SymInfo(m, "shape", "m", E.Const(1), None)),
+                       (), (), (), (), (), (), None, "trn2")
+    asked: list = []
+    answer: list = [Unknown("it reached its work limit, the same on every machine")]
+    monkeypatch.setattr(Prover, "find_violation", lambda self, goal, facts, rlimit=0, retry=True: answer[0])
+    monkeypatch.setattr(Prover, "proves_narrowly", lambda self, goal, facts, rlimit=0: asked.append(goal) or False)
+    ka = engine.KernelAnalysis(kernel, 1000)
+    hard = E.le(E.mul(n, m), E.add(E.mul(n, n), E.mul(m, m)))
+    split = E.le(E.mul(n, E.ite(E.le(m, 32), 32, 64)), E.mul(m, m))  # a product by a conditional: deferred
+
+    def check(goal: E.BExpr, where: ir.Span, facts: tuple = ()) -> object:
+        return ka.check(engine.Obligation("NKI101", goal, facts, where, "slice past the end"))
+
+    first = check(split, span)
+    assert first.code == "NKI901" and len(asked) == 1 and len(ka.deferred) == 1
+    assert check(split, span, (E.ge(n, 2),)).code == "NKI901" and len(asked) == 2  # deferred: not settled yet
+    assert ka.settle_deferred() == set()  # the split proves neither: the place is shown undecided for good
+    assert check(hard, span).code == "NKI901" and len(asked) == 2
+    assert check(hard, other).code == "NKI901" and len(asked) == 3
+    answer[0] = Violated({n: 5, m: 1})
+    found = check(hard, span, (E.ge(m, 1),))
+    assert found.code == "NKI101" and len(asked) == 3
+
+
 def test_a_check_undecided_in_one_context_and_found_in_another_is_shown_once() -> None:
     """A helper's check left undecided in one launch context (NKI901) and shown as a finding in another is one
     diagnostic, the finding; an undecided check with no finding at that place stays, and so does another

@@ -473,8 +473,17 @@ class KernelAnalysis:
             if self._by_conditions(goal, local, QUIET_RLIMIT):
                 self.stats.by_cases += 1
                 proved.add(id(d))
+            else:
+                self._shown_undecided(d)
         self.deferred = []
         return proved
+
+    def _undecided_shown(self, ob: Obligation) -> bool:
+        """An undecided check (NKI901) is shown at `ob`'s place for good (one a later split cannot prove)."""
+        return finding_key("NKI901", location(ob.span), UNDECIDED) in self._shown
+
+    def _shown_undecided(self, d: Diagnostic) -> None:
+        self._shown.setdefault(finding_key("NKI901", d.location, UNDECIDED), finding_rank(d.severity, d.message))
 
     def _by_conditions(self, goal: E.BExpr, local: list, rlimit: int, depth: int = 0,
                        budget: list | None = None) -> bool:
@@ -547,14 +556,19 @@ class KernelAnalysis:
             execs = [x for x in syms if self._is_exec(x)]
             if self._escapes(ob, local, execs, lazy, True, PRECHECK_RLIMIT) is True:
                 return None
+        # a place already shown as undecided (another copy of the check, another launch context): a proof of this
+        # copy would not change what is shown there, only a violation would, so the narrower proofs are not tried
+        # when the solver gives up (blockwise_mm_backward: 550 such copies took 13 s of its 46)
+        again = not ob.quiet_unknown and self._undecided_shown(ob)
         spent = self.undecided >= UNDECIDED_BUDGET
         rlimit = QUIET_RLIMIT if ob.quiet_unknown or spent else RLIMIT
         extra: list = []
         verdict = self.prover.find_violation(ob.goal, local, rlimit, retry=not spent)
         # an undecided goal: a narrower question may settle it (the facts over its own symbols; one case per value
         # of its symbols that take a few), where the solver is lost among a large kernel's facts
-        if isinstance(verdict, Unknown) and (self.prover.proves_narrowly(ob.goal, local, QUIET_RLIMIT)
-                                             or self._by_cases(ob.goal, local, ranges, QUIET_RLIMIT)):
+        if isinstance(verdict, Unknown) and not again and (
+                self.prover.proves_narrowly(ob.goal, local, QUIET_RLIMIT)
+                or self._by_cases(ob.goal, local, ranges, QUIET_RLIMIT)):
             self.stats.by_cases += 1
             return None
         if isinstance(verdict, Unknown) and not ob.quiet_unknown:
@@ -569,13 +583,14 @@ class KernelAnalysis:
         if isinstance(verdict, Proved):
             return None
         if isinstance(verdict, Unknown) and not ob.quiet_unknown and ob.code in BOUND_CODES and not spent and \
-                self.bound_attempts < BOUND_ATTEMPT_BUDGET and self.bound_queries < BOUND_QUERY_BUDGET:
+                not again and self.bound_attempts < BOUND_ATTEMPT_BUDGET and self.bound_queries < BOUND_QUERY_BUDGET:
             self.bound_attempts += 1
             facts = local + relevant(syms, self.base)  # the kernel's facts connected to the goal, as the solver's
             if radix.bounded(ob.goal, facts, self._is_exec, ranges, self._bound_side_proved):
                 self.stats.by_radix += 1
                 return None
-        if isinstance(verdict, Unknown) and not ob.quiet_unknown and not spent and rewrite.nonlinear(ob.goal):
+        if isinstance(verdict, Unknown) and not ob.quiet_unknown and not spent and not again and \
+                rewrite.nonlinear(ob.goal):
             cases = rewrite.sufficient(ob.goal, self._rules(local), self.ranges, self._is_input)
             if cases is not None and all(isinstance(self.prover.find_violation(g, local + facts), Proved)
                                          for facts, g in cases):
@@ -592,8 +607,10 @@ class KernelAnalysis:
                                            f"{verdict.reason})")
             budget = "; the kernel had spent its budget for hard questions" if spent else ""
             d = self._undecided(ob, f"the solver could not decide it ({verdict.reason}{budget})")
-            if E.ite_conditions(ob.goal, products=True):
+            if not again and E.ite_conditions(ob.goal, products=True):
                 self.deferred.append((d, ob.goal, local))
+            else:
+                self._shown_undecided(d)
             return d
         return self._violation(ob, local, syms, verdict, extra)
 
