@@ -933,7 +933,24 @@ def prove_cheaply(goal: E.BExpr, ranges: dict, bounds: dict) -> bool:
     return False
 
 
-def _nonpos(e: E.Expr, ranges: dict, bounds: dict, depth: int) -> bool:
+def _nonpos(e: E.Expr, ranges: dict, bounds: dict, depth: int, tried: dict | None = None) -> bool:
+    """`e <= 0` by the relaxations below, at most 8 deep.  `tried`: the expressions this search has settled, each
+    with the depth it was first tried at (two orders of the same substitutions reach the same expression; one
+    tried less deep and not shown is not shown deeper, where the search is a part of that one)."""
+    if tried is None:
+        tried = {}
+    seen = tried.get(e)
+    if seen is not None:
+        if seen is True or seen <= depth:
+            return seen is True
+    tried[e] = depth
+    if _nonpos_search(e, ranges, bounds, depth, tried):
+        tried[e] = True
+        return True
+    return False
+
+
+def _nonpos_search(e: E.Expr, ranges: dict, bounds: dict, depth: int, tried: dict) -> bool:
     iv = E.interval(e, ranges)
     if iv.hi is not None and iv.hi <= 0:
         return True
@@ -946,9 +963,9 @@ def _nonpos(e: E.Expr, ranges: dict, bounds: dict, depth: int) -> bool:
             cases = [E.add(rest, E.mul(k, arg)) for arg in atom.args]
             need_any = (isinstance(atom, E.Min) and k > 0) or (isinstance(atom, E.Max) and k < 0)
             if need_any:
-                if any(_nonpos(x, ranges, bounds, depth + 1) for x in cases):
+                if any(_nonpos(x, ranges, bounds, depth + 1, tried) for x in cases):
                     return True
-            elif all(_nonpos(x, ranges, bounds, depth + 1) for x in cases):
+            elif all(_nonpos(x, ranges, bounds, depth + 1, tried) for x in cases):
                 return True
             return False
     # a floor division whose coefficient is a multiple of its divisor has linear bounds:
@@ -958,13 +975,13 @@ def _nonpos(e: E.Expr, ranges: dict, bounds: dict, depth: int) -> bool:
                 k % atom.b.value == 0:
             d = atom.b.value
             bound = E.mul(k // d, atom.a) if k > 0 else E.mul(k // d, E.sub(atom.a, d - 1))
-            if _nonpos(E.add(E.sub(e, E.mul(k, atom)), bound), ranges, bounds, depth + 1):
+            if _nonpos(E.add(E.sub(e, E.mul(k, atom)), bound), ranges, bounds, depth + 1, tried):
                 return True
     divided = _floors_relaxed(terms, e)
-    if divided is not None and _nonpos(divided, ranges, bounds, depth + 1):
+    if divided is not None and _nonpos(divided, ranges, bounds, depth + 1, tried):
         return True
     relaxed = _relaxed(terms, e, ranges, bounds)
-    if relaxed is not None and _nonpos(relaxed, ranges, bounds, depth + 1):
+    if relaxed is not None and _nonpos(relaxed, ranges, bounds, depth + 1, tried):
         return True
     for atom, k in terms.items():
         if not isinstance(atom, E.Sym) or atom not in bounds:
@@ -976,7 +993,7 @@ def _nonpos(e: E.Expr, ranges: dict, bounds: dict, depth: int) -> bool:
         repl = hi if k > 0 else lo
         if repl is None:
             continue
-        if _nonpos(E.substitute(e, {atom: repl}), ranges, bounds, depth + 1):
+        if _nonpos(E.substitute(e, {atom: repl}), ranges, bounds, depth + 1, tried):
             return True
     return False
 
