@@ -587,16 +587,37 @@ def test_the_relaxations_never_prove_something_false(terms, const):
 
 
 def _walk_visits(exprs: list) -> int:
-    """The reference count: every pop of a depth-first walk of the DAG, a shared node expanded once."""
+    """The reference count: every pop of a depth-first walk of the DAG, a shared node (or an equal one, which
+    the key's numbering interns as the same) expanded once."""
     seen, visits, stack = set(), 0, list(exprs)
     while stack:
         e = stack.pop()
         visits += 1
-        if isinstance(e, (E.Sym, E.BSym, E.Const, E.BConst)) or id(e) in seen:
+        if isinstance(e, (E.Sym, E.BSym, E.Const, E.BConst)) or e in seen:
             continue
-        seen.add(id(e))
+        seen.add(e)
         stack.extend(E.children(e))
     return visits
+
+
+def test_an_equal_copy_of_an_expression_is_counted_as_the_same_nodes():
+    # a substitution rebuilds an equal fact as a new object (min, max, and and or are not interned): its walk is
+    # the one of the first copy, and together they expand their nodes once
+    from nki_verify.analysis import solver as S
+
+    a = E.band(E.le(E.minimum(W, E.mul(G, K)), N), E.le(W, D))
+    b = E.band(E.le(E.minimum(W, E.mul(G, K)), N), E.le(W, D))
+    assert a == b and a is not b
+    one = _walk_visits([a])
+    p = prover([])
+    old = S.KEY_NODES
+    S.KEY_NODES = one + 1
+    try:
+        assert _walk_visits([a, b]) == one + 1 and not p._visits_over([a, b])
+        S.KEY_NODES = one
+        assert p._visits_over([a, b])
+    finally:
+        S.KEY_NODES = old
 
 
 @settings(max_examples=40, deadline=None)
