@@ -883,9 +883,11 @@ def substitute(e: AnyExpr, mapping: Mapping) -> AnyExpr:
     return _subst(e, mapping, {})
 
 
-def substitute_all(es: Iterable, mapping: Mapping) -> list:
-    """`substitute` of each expression, the sub-terms they share replaced once."""
-    memo: dict = {}
+def substitute_all(es: Iterable, mapping: Mapping, memo: dict | None = None) -> list:
+    """`substitute` of each expression, the sub-terms they share replaced once.  `memo`: the caller's table of
+    the replacements made so far with this very mapping (kept across calls that substitute it again)."""
+    if memo is None:
+        memo = {}
     keys = mapping.keys()
     return [_subst(e, mapping, memo) if mapping and free_syms(e) & keys else e for e in es]
 

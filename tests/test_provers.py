@@ -240,6 +240,13 @@ def test_a_multiple_of_a_constant_is_asked_about_as_its_quotient():
     r = Prover([E.ge(N, 1), E.le(N, 4096)], 2000).find_violation(E.lt(E.add(E.floordiv(c, 128), c), 512), facts)
     assert isinstance(r, Violated)
     assert set(r.model) <= {c, N} and r.model[c] % 128 == 0 and r.model[c] // 128 + r.model[c] >= 512
+    # the substitutions are kept per mapping for the next question: the same facts come back as the same objects
+    memos: dict = {}
+    ask = E.le(E.add(E.floordiv(c, 128), E.minimum(c, N)), N)
+    first = as_multiples(ask, facts, memos)
+    again = as_multiples(ask, facts, memos)
+    assert first == as_multiples(ask, facts) and len(memos) == 1
+    assert all(a is b for a, b in zip(first[1], again[1])) and first[0] is again[0]
 
 
 # ----------------------------------------------------------------------------- z3 contexts

@@ -356,12 +356,14 @@ def model_values(m: Any, pairs: Iterable, completion: bool = False) -> dict:
 MULTIPLE_UIDS = 4 * 10**9  # the quotient symbols of `as_multiples`, apart from the front end's and the analyses'
 
 
-def as_multiples(goal: E.BExpr, facts: list) -> tuple:
+def as_multiples(goal: E.BExpr, facts: list, memos: dict | None = None) -> tuple:
     """The question with each symbol the facts say is a multiple of a constant (`x % 128 == 0`: a loop's
     index stepping by 128, an asserted tile multiple) written as that constant times a new symbol, its
     quotient: `x // 128` is then the quotient and `128 * (x // 128)` is `x` again, so products the solver
     found non-linear are linear (or gone).  The same question: `x` ranges over exactly the multiples `128*q`.
-    Returns (goal, facts, {x: (c, q)}) for `with_multiples` to put `x` back into a model."""
+    Returns (goal, facts, {x: (c, q)}) for `with_multiples` to put `x` back into a model.  `memos`: the
+    substitutions made so far, per mapping (a kernel's queries substitute the same multiples into the same
+    facts of the kernel again and again)."""
     found: dict = {}
     for f in facts:
         for g in f.args if isinstance(f, E.BAnd) else (f,):
@@ -379,7 +381,8 @@ def as_multiples(goal: E.BExpr, facts: list) -> tuple:
         return goal, facts, {}
     multiples = {x: (c, E.Sym(f"{x.name}/{c}", MULTIPLE_UIDS + x.uid, x.kind)) for x, (c,) in found.items()}
     mapping = {x: E.mul(c, q) for x, (c, q) in multiples.items()}
-    out = E.substitute_all([goal] + list(facts), mapping)
+    memo = None if memos is None else memos.setdefault(tuple(sorted(found.items(), key=lambda kv: kv[0].uid)), {})
+    out = E.substitute_all([goal] + list(facts), mapping, memo)
     return out[0], [f for f in out[1:] if f != E.TRUE], multiples
 
 
@@ -531,6 +534,7 @@ class Prover:
         # verdicts by query up to renaming of symbols: the same obligation in another launch context, another
         # kernel of the file or an earlier edit of the buffer (the caller decides how long a cache lives)
         self.cache = cache if cache is not None else {}
+        self._multiples_memos: dict = {}  # see as_multiples
         self._own_visits: dict = {}  # expression -> (its own visits, their weights: see _weights)
 
     def _key(self, kind: str, exprs: list, ordered: Iterable = ()) -> tuple:
@@ -618,7 +622,7 @@ class Prover:
         for f in local:
             syms |= E.free_syms(f)
         keep = local + relevant(syms, self.base)
-        goal, keep, multiples = as_multiples(goal, keep)
+        goal, keep, multiples = as_multiples(goal, keep, self._multiples_memos)
         key, order = self._key(f"violation/{rlimit}/{retry}", [goal] + keep)
         hit = self.cache.get(key) if key is not None else None
         if hit is not None:
