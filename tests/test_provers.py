@@ -243,10 +243,12 @@ def test_a_multiple_of_a_constant_is_asked_about_as_its_quotient():
     # the substitutions are kept per mapping for the next question: the same facts come back as the same objects
     memos: dict = {}
     ask = E.le(E.add(E.floordiv(c, 128), E.minimum(c, N)), N)
-    first = as_multiples(ask, facts, memos)
-    again = as_multiples(ask, facts, memos)
-    assert first == as_multiples(ask, facts) and len(memos) == 1
+    both = facts + [E.band(E.le(c, N), E.ge(E.mul(c, N), 2))]  # (an `and` is rebuilt as a new object)
+    first = as_multiples(ask, both, memos)
+    again = as_multiples(ask, both, memos)
+    assert first == as_multiples(ask, both) and len(memos) == 1
     assert all(a is b for a, b in zip(first[1], again[1])) and first[0] is again[0]
+    assert as_multiples(ask, both)[1][-1] is not first[1][-1]
 
 
 # ----------------------------------------------------------------------------- z3 contexts
