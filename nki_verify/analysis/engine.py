@@ -28,7 +28,8 @@ from compiler import ir
 
 from ..diagnostics import ERROR, UNDECIDED, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
 from . import radix, rewrite
-from .solver import QUANT_RLIMIT, QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context, relevant
+from .solver import (FINE_POINTS_KEPT, QUANT_RLIMIT, QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context,
+                     relevant)
 
 INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown", "config"})
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq", "probe"})
@@ -153,6 +154,8 @@ class KernelAnalysis:
         # the same kernel again builds the same expressions (memoised) and the same solver queries
         self.uids = itertools.count(ANALYSIS_UIDS)
         self._loop_bounds: list | None = None
+        self._point_facts: dict = {}  # (symbols, facts on inputs so far) -> their facts on inputs (_fine_at_points)
+        self._point_evals: dict = {}  # id of a fine point -> (it, {fact: whether it holds there})
         self._base_rules: dict | None = None
 
     def impossible(self) -> Diagnostic | None:
@@ -354,7 +357,11 @@ class KernelAnalysis:
             syms |= E.free_syms(f)
         # the facts on admissible inputs connected to the check (allocation facts inside loops, which name loop
         # indices, say nothing of admissibility)
-        facts = [f for f in relevant(syms, self.base + self.lazy) if not any(map(self._is_exec, E.free_syms(f)))]
+        key = (frozenset(syms), len(self.base))
+        facts = self._point_facts.get(key)
+        if facts is None:
+            facts = self._point_facts[key] = [f for f in relevant(syms, self.base + self.lazy)
+                                              if not any(map(self._is_exec, E.free_syms(f)))]
         need = {x for x in syms if not self._is_exec(x)}
         for f in facts:
             need |= E.free_syms(f)
@@ -363,9 +370,9 @@ class KernelAnalysis:
             if not need <= point.keys():
                 continue
             env = {x: point[x] for x in need}
+            if not self._admitted_at(point, facts):
+                continue
             try:
-                if not all(E.evaluate(f, env) is True for f in facts):
-                    continue
                 fixed = {x: E.Const(v) if isinstance(x, E.Sym) else (E.TRUE if v else E.FALSE) for x, v in env.items()}
                 goal = E.substitute(ob.goal, fixed)
                 there = [E.substitute(f, fixed) for f in local]
@@ -384,6 +391,27 @@ class KernelAnalysis:
             if by_intervals(goal, ranges, bounds)[0]:
                 return True
         return False
+
+    def _admitted_at(self, point: dict, facts: list) -> bool:
+        """Every fact evaluates true at the point (one that cannot be evaluated there, a division by zero, does
+        not); each fact's value at each point is kept, since the checks of a kernel ask about the same facts."""
+        held = self._point_evals.get(id(point))
+        if held is None or held[0] is not point:
+            if len(self._point_evals) > 4 * FINE_POINTS_KEPT:  # the prover keeps the newest points only
+                kept = {id(p) for p in self.prover.fine_points}
+                self._point_evals = {k: v for k, v in self._point_evals.items() if k in kept}
+            held = self._point_evals[id(point)] = (point, {})
+        values = held[1]
+        for f in facts:
+            v = values.get(f)
+            if v is None:
+                try:
+                    v = values[f] = E.evaluate(f, point) is True
+                except (ZeroDivisionError, KeyError, TypeError):
+                    v = values[f] = False
+            if not v:
+                return False
+        return True
 
     def _outranked(self, ob: Obligation, severity: str) -> bool:
         """A finding at most this severe for `ob` would not be shown: the same finding is shown already, as
