@@ -1222,6 +1222,15 @@ def test_a_place_shown_undecided_is_only_searched_for_a_violation(monkeypatch) -
     answer[0] = Violated({n: 5, m: 1})
     found = check(hard, span, (E.ge(m, 1),))
     assert found.code == "NKI101" and len(asked) == 3
+    # two deferred copies at one place: once the split leaves the first undecided, the second is not split
+    answer[0] = Unknown("it reached its work limit, the same on every machine")
+    third = ir.Span("k.py", 5, 1, 5, 9)
+    check(split, third)
+    check(split, third, (E.ge(n, 3),))
+    assert len(ka.deferred) == 2
+    splits: list = []
+    monkeypatch.setattr(engine.KernelAnalysis, "_by_conditions", lambda self, *a: splits.append(a) or False)
+    assert ka.settle_deferred() == set() and len(splits) == 1
 
 
 def test_a_check_undecided_in_one_context_and_found_in_another_is_shown_once() -> None:

@@ -498,6 +498,8 @@ class KernelAnalysis:
         became undecided)."""
         proved = set()
         for d, goal, local in self.deferred:
+            if finding_key("NKI901", d.location, UNDECIDED) in self._shown:
+                continue  # another copy there is undecided for good: a proof of this one would change nothing shown
             if self._by_conditions(goal, local, QUIET_RLIMIT):
                 self.stats.by_cases += 1
                 proved.add(id(d))
