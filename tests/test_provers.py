@@ -460,6 +460,9 @@ def test_a_goal_follows_from_its_own_facts_without_the_rest():
     assert not p.proves_narrowly(E.ge(H, 2), [E.ge(K, 0)])
     # with no fewer facts to ask with, the narrow question is not asked again
     assert not Prover([E.ge(H, 1)], 2000).proves_narrowly(E.le(E.floordiv(H, 2), H), [])
+    # a conjunction is its conjuncts: a path condition over other symbols too states one over the goal's own
+    assert p.proves_narrowly(E.ge(H, 2), [E.band(E.ge(H, 3), E.ge(E.mul(K, N), 5))])
+    assert not p.proves_narrowly(E.ge(H, 4), [E.band(E.ge(H, 3), E.ge(E.mul(K, N), 5))])
 
 
 def test_cases_over_the_grid_make_the_products_linear():

@@ -707,8 +707,10 @@ class Prover:
         proof from them stands, and a solver lost in a large kernel's hundred non-linear facts (`H // 2 <= H`
         undecided beside them) settles the few at once.  False when there are no fewer facts to ask with."""
         own = E.free_syms(goal)
-        narrow = [f for f in facts if f != E.TRUE and E.free_syms(f) <= own]
-        if len(narrow) == len([f for f in facts if f != E.TRUE]):
+        # (a conjunction is its conjuncts: a path condition over other symbols too may state one over these)
+        parts = [g for f in facts if f != E.TRUE for g in (f.args if isinstance(f, E.BAnd) else (f,))]
+        narrow = [g for g in parts if E.free_syms(g) <= own]
+        if len(narrow) == len(parts):
             return False
         return self._unsat(narrow, goal, rlimit)
 
