@@ -455,14 +455,19 @@ def test_a_goal_follows_from_its_own_facts_without_the_rest():
     heavy = [E.eq(E.mod(E.mul(K, N), E.add(D, 1)), 0), E.le(E.mul(E.mul(K, N), D), 1 << 20)]
     p = Prover([E.ge(H, 1)] + heavy, 2000)
     assert p.proves_narrowly(E.le(E.floordiv(H, 2), H), [])
-    # what needs the other facts is not proved by the narrow question (H = 2*K), and nothing false is
-    assert not p.proves_narrowly(E.eq(E.mod(H, 2), 0), [E.eq(H, E.mul(2, K))])
+    # what needs the other non-linear facts is not proved by the narrow question (H = 2*K*N), and nothing false is
+    assert not p.proves_narrowly(E.eq(E.mod(H, 2), 0), [E.eq(H, E.mul(2, E.mul(K, N)))])
     assert not p.proves_narrowly(E.ge(H, 2), [E.ge(K, 0)])
     # with no fewer facts to ask with, the narrow question is not asked again
     assert not Prover([E.ge(H, 1)], 2000).proves_narrowly(E.le(E.floordiv(H, 2), H), [])
     # a conjunction is its conjuncts: a path condition over other symbols too states one over the goal's own
     assert p.proves_narrowly(E.ge(H, 2), [E.band(E.ge(H, 3), E.ge(E.mul(K, N), 5))])
     assert not p.proves_narrowly(E.ge(H, 4), [E.band(E.ge(H, 3), E.ge(E.mul(K, N), 5))])
+    # then with the linear facts over other symbols too, the products and divisions left out
+    T = sym("T", 61)
+    chain = [E.le(H, T), E.le(T, E.add(D, 100)), E.le(D, 0), E.eq(E.mod(E.mul(K, T), E.add(N, 1)), 0)]
+    assert p.proves_narrowly(E.le(H, 100), chain)
+    assert not p.proves_narrowly(E.le(H, 99), chain)
 
 
 def test_cases_over_the_grid_make_the_products_linear():

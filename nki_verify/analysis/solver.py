@@ -535,6 +535,7 @@ class Prover:
         # kernel of the file or an earlier edit of the buffer (the caller decides how long a cache lives)
         self.cache = cache if cache is not None else {}
         self._multiples_memos: dict = {}  # see as_multiples
+        self._nonlinear_memo: dict = {}  # see _nonlinear
         self._own_visits: dict = {}  # expression -> (its own visits, their weights: see _weights)
 
     def _key(self, kind: str, exprs: list, ordered: Iterable = ()) -> tuple:
@@ -712,7 +713,27 @@ class Prover:
         narrow = [g for g in parts if E.free_syms(g) <= own]
         if len(narrow) == len(parts):
             return False
-        return self._unsat(narrow, goal, rlimit)
+        if self._unsat(narrow, goal, rlimit):
+            return True
+        # then with the linear facts over the other symbols too (a tile count bounded by another size, which is
+        # bounded in turn): it is the products and divisions among them the solver gets lost in
+        wider = narrow + [g for g in relevant(own, [g for g in parts if not E.free_syms(g) <= own])
+                          if not self._nonlinear(g)]
+        return len(narrow) < len(wider) < len(parts) and self._unsat(wider, goal, rlimit)
+
+    def _nonlinear(self, e: Any) -> bool:
+        """`e` multiplies unknowns or divides by one (memoised per node: facts share their terms)."""
+        memo = self._nonlinear_memo
+        hit = memo.get(e)
+        if hit is None:
+            if isinstance(e, E.Mul):
+                hit = True
+            elif isinstance(e, (E.FloorDiv, E.Mod)) and not isinstance(e.b, E.Const):
+                hit = True
+            else:
+                hit = any(self._nonlinear(c) for c in E.children(e))
+            memo[e] = hit
+        return hit
 
     def _unsat(self, facts: list, goal: E.BExpr, rlimit: int) -> bool:
         """One query of the narrower questions: `facts and not goal` is unsatisfiable (an undecided or failed
