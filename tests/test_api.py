@@ -1233,6 +1233,26 @@ def test_a_place_shown_undecided_is_only_searched_for_a_violation(monkeypatch) -
     assert ka.settle_deferred() == set() and len(splits) == 1
 
 
+def test_a_conditional_of_numbers_is_split_into_its_values() -> None:
+    """A tile factor chosen by a degree (`2 if tp == 4 else (4 if tp == 64 else 1)`) takes one of three values
+    whatever the input: one case per value, the conditional replaced by it, leaves `(n // f) * f <= n` linear in
+    each; a goal that fails for one of the values is not proved."""
+    from compiler import expr as E
+    from compiler import ir
+    from nki_verify.analysis.engine import KernelAnalysis, _constant_conditionals
+
+    n, tp = E.Sym("n", 1), E.Sym("tp", 2)
+    span = ir.Span("k.py", 1, 1, 1, 2)
+    kernel = ir.Kernel("k", "k.py", span, ir.B2, "standalone", ("x",),
+                       (ir.SymInfo(n, "shape", "n", E.Const(1), None), ir.SymInfo(tp, "scalar", "tp", None, None)),
+                       (), (), (), (), (), (), None, "trn2")
+    ka = KernelAnalysis(kernel, 1000)
+    f = E.ite(E.eq(tp, 4), 2, E.ite(E.eq(tp, 64), 4, 1))
+    assert _constant_conditionals(E.le(E.mul(E.floordiv(n, f), f), n)) == [(f, [1, 2, 4])]
+    assert ka._by_cases(E.le(E.mul(E.floordiv(n, f), f), n), [E.ge(n, 1)], ka.ranges, 10_000)
+    assert not ka._by_cases(E.le(E.mul(E.floordiv(E.add(n, 3), f), f), n), [E.ge(n, 1)], ka.ranges, 10_000)
+
+
 def test_a_check_undecided_in_one_context_and_found_in_another_is_shown_once() -> None:
     """A helper's check left undecided in one launch context (NKI901) and shown as a finding in another is one
     diagnostic, the finding; an undecided check with no finding at that place stays, and so does another

@@ -486,10 +486,25 @@ class KernelAnalysis:
             if 1 < width and cases * width <= CASE_SPLIT_LIMIT:
                 small.append((s, range(iv.lo, iv.hi + 1)))
                 cases *= width
-        if not small:
+        # a conditional whose branches are all numbers (a tile factor chosen by a degree, `2 if tp == 4 else (4
+        # if tp == 64 else 1)`) takes one of a few values whatever the input: one case per value, the conditional
+        # replaced by it in the goal and the node's facts (each input is in one of the cases)
+        choices: list = []
+        for node, values in _constant_conditionals(goal):
+            if cases * len(values) <= CASE_SPLIT_LIMIT:
+                choices.append((node, values))
+                cases *= len(values)
+        if not small and not choices:
             return False
-        return all(self.prover.proves_case(goal, local, {s: E.const(v) for (s, _), v in zip(small, values)}, rlimit)
-                   for values in itertools.product(*(r for _, r in small)))
+        for picked in itertools.product(*(values for _, values in choices)):
+            table = {node: E.const(v) for (node, _), v in zip(choices, picked)}
+            g, there = (goal, local) if not table else (_replaced(goal, table), [_replaced(f, table) for f in local])
+            if g == E.TRUE:
+                continue
+            if not all(self.prover.proves_case(g, there, {s: E.const(v) for (s, _), v in zip(small, values)}, rlimit)
+                       for values in itertools.product(*(r for _, r in small))):
+                return False
+        return True
 
     def settle_deferred(self) -> set:
         """The ids of the undecided findings (NKI901) that `_by_conditions` proves after all.  Asked once the
@@ -940,6 +955,50 @@ def _follows_from_conjuncts(goal: E.BExpr, facts: list) -> bool:
         elif key not in least or least[key] < k:  # e + k <= 0 follows from e + k' <= 0 with k' >= k
             return False
     return True
+
+
+def _constant_conditionals(e: E.AnyExpr, most: int = 4) -> list:
+    """[(conditional, its values)] of the outermost conditionals in `e` whose branches are all numbers, at most
+    `most` values each, the most frequent first (by how many nodes they are children of)."""
+    found: dict = {}
+    seen: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        for c in E.children(x):
+            if isinstance(c, E.Ite):
+                values = _branch_values(c)
+                if values is not None and 1 < len(values) <= most:
+                    found.setdefault(c, [values, 0])[1] += 1
+                    continue
+            stack.append(c)
+    ranked = sorted(found.items(), key=lambda kv: (-kv[1][1], E.size(kv[0])))
+    return [(c, sorted(v)) for c, (v, _) in ranked]
+
+
+def _branch_values(x: E.Expr) -> set | None:
+    """The values a conditional of numbers takes (None when a branch is not a number)."""
+    if isinstance(x, E.Const):
+        return {x.value}
+    if isinstance(x, E.Ite):
+        a, b = _branch_values(x.a), _branch_values(x.b)
+        return None if a is None or b is None else a | b
+    return None
+
+
+def _replaced(e: E.AnyExpr, table: dict, memo: dict | None = None) -> E.AnyExpr:
+    """`e` with the sub-expressions of `table` replaced by their values."""
+    memo = {} if memo is None else memo
+    hit = table.get(e)
+    if hit is not None:
+        return hit
+    r = memo.get(e)
+    if r is None:
+        r = memo[e] = E._rebuild(e, lambda x: _replaced(x, table, memo)) if E.children(e) else e
+    return r
 
 
 def by_intervals(goal: E.BExpr, ranges: dict, bounds: dict) -> tuple:
