@@ -78,6 +78,7 @@ class Loop:
     dialect: str
     iter_func: Span | None = None  # the iterator's callee (`nl.affine_range`), for fixes
     iter_text: str = ""  # its source text
+    range_text: str = ""  # the source text of the whole iterator (`nl.affine_range(n_tiles)`), for messages
     body: Span | None = None  # the first statement of the body (where an allocation can be moved)
 
 

@@ -1233,6 +1233,35 @@ def test_a_place_shown_undecided_is_only_searched_for_a_violation(monkeypatch) -
     assert ka.settle_deferred() == set() and len(splits) == 1
 
 
+def test_a_loop_whose_bounds_are_long_in_the_inputs_terms_is_named_in_the_kernels_words() -> None:
+    """The note on a loop index says its range in the inputs' terms when that reads in a line, else as the
+    kernel writes it (nki-library's cascaded_max printed a five-line expression)."""
+    body = """
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def k(x):
+    n, w = x.shape
+    rows = min(n // 128 - (w + 3) // 4 * 2 + n // 640, (n + 7) // 8 * 3 + w // 5 - n // 256, n // 384 + (w + 1) // 7)
+    out = nl.ndarray((128, 4), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 4), dtype=x.dtype, buffer=nl.sbuf)
+    for i in nl.sequential_range(ROWS):
+        nisa.dma_copy(dst=t, src=x[i * 128:i * 128 + 128, 0:4])
+    nisa.dma_copy(dst=out, src=t)
+    return out
+"""
+    def notes(rows: str) -> list:
+        ds = analyze_source(body.replace("ROWS", rows), "/tmp/k.py").diagnostics
+        return [n.message for d in ds if d.code == "NKI101" for n in d.notes if "loop index" in n.message]
+
+    assert set(notes("rows")) == {"loop index i ranges over nl.sequential_range(rows) (bounds too long to show in "
+                                  "terms of the inputs)"}
+    assert set(notes("n // 128 + 1")) == {"loop index i ranges over range(0, x.shape[0] // 128 + 1)"}
+
+
 def test_a_conditional_of_numbers_is_split_into_its_values() -> None:
     """A tile factor chosen by a degree (`2 if tp == 4 else (4 if tp == 64 else 1)`) takes one of three values
     whatever the input: one case per value, the conditional replaced by it, leaves `(n // f) * f <= n` linear in

@@ -951,10 +951,11 @@ class ControlMixin:
         parent = kb.loop_stack[-1] if kb.loop_stack else None
         span = self.span(node)
         iter_func = body = None
-        iter_text = ""
+        iter_text = range_text = ""
         if isinstance(node, (ast.For, ast.AsyncFor)):
             end = self.span(node.iter)
             span = ir.Span(span.file, span.line, span.col, end.end_line, end.end_col)
+            range_text = self.source_segment(node.iter)
             if isinstance(node.iter, ast.Call):
                 iter_func = self.span(node.iter.func)
                 iter_text = self.source_segment(node.iter.func)
@@ -962,7 +963,7 @@ class ControlMixin:
                 body = self.span(node.body[0])
         loop = kb.add_loop(var=var, start=E.lift(start), stop=E.lift(stop), step=E.lift(step), kind=kind,
                            span=span, parent=parent, dialect=dialect or kb.dialect, iter_func=iter_func,
-                           iter_text=iter_text, body=body)
+                           iter_text=iter_text, range_text=range_text, body=body)
         kb.loop_stack.append(loop.id)
         self.snapshot_contents(loop.id)
         facts = [E.ge(var, start), E.lt(var, stop)]

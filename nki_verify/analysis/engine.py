@@ -55,6 +55,7 @@ QUIET_QUERY_BUDGET = 80
 # them) gets the quiet checks' smaller limit and no second chances for the rest of its checks: their verdicts
 # are the same when decided, and the undecided ones say the budget was spent.  A count, like the others.
 UNDECIDED_BUDGET = 24
+LONG_NOTE = 120  # characters of a loop's bounds in terms of the inputs shown in its note (else the source's words)
 CASE_SPLIT_LIMIT = 16  # cases of a split over symbols with a few values (KernelAnalysis._by_cases)
 # the work allowed to the question asked first of a check on configuration fields (is some configuration always
 # fine?): a short one, since an undecided answer only means the usual questions are asked after it
@@ -815,9 +816,12 @@ class KernelAnalysis:
         for lid in ob.loops:
             lp = self.loops.get(lid)
             if lp is not None and lp.var in syms:
-                notes.append(Note(location(lp.span), f"loop index {self.names(lp.var)} ranges over "
-                                                     f"range({self.show(lp.start)}, {self.show(lp.stop)}"
-                                                     f"{'' if lp.step == E.ONE else ', ' + self.show(lp.step)})"))
+                bounds = f"range({self.show(lp.start)}, {self.show(lp.stop)}" \
+                         f"{'' if lp.step == E.ONE else ', ' + self.show(lp.step)})"
+                if len(bounds) > LONG_NOTE and lp.range_text and "\n" not in lp.range_text:
+                    # bounds that take lines to spell out in the inputs' terms: in the kernel's own words
+                    bounds = f"{lp.range_text} (bounds too long to show in terms of the inputs)"
+                notes.append(Note(location(lp.span), f"loop index {self.names(lp.var)} ranges over {bounds}"))
         # said where the findings are read, not only in the kernel report: the user may never have passed it
         for why, names in ir.given_groups(self.k.given, self.k.given_why):
             one = len(names) == 1
