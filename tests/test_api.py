@@ -1233,6 +1233,33 @@ def test_a_place_shown_undecided_is_only_searched_for_a_violation(monkeypatch) -
     assert ka.settle_deferred() == set() and len(splits) == 1
 
 
+def test_a_result_computed_from_tiles_of_inputs_of_guessed_rank_corrects_the_rank() -> None:
+    """`acc += nc_matmul(nl.load(a[i]), nl.load(b[i]))` with nothing else said of a and b: `a[i]` alone makes a's
+    rank a guess of 1, and the product of two scalar tiles cannot fill acc for any input, which was a false
+    error. The result keeps its tiles' inputs: assigning it where it certainly cannot fit says they have more
+    axes, and with 3 the kernel is analysed as written (what some shapes break stays a warning)."""
+    text = """
+import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def accumulate(a, b):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+    for i in range(4):
+        acc += nisa.nc_matmul(nl.load(a[i]), nl.load(b[i]))
+    nl.store(out, value=nl.copy(acc))
+    return out
+"""
+    ds = analyze_source(text, "/tmp/k.py").diagnostics
+    assert not [d for d in ds if d.severity == "error"], [(d.code, d.message) for d in ds]
+    fits = text.replace("def accumulate(a, b):", "def accumulate(a, b):\n    assert a.shape == (4, 128, 128) and "
+                        "b.shape == (4, 128, 512)")
+    assert analyze_source(fits, "/tmp/k.py").diagnostics == []
+
+
 def test_a_loop_whose_bounds_are_long_in_the_inputs_terms_is_named_in_the_kernels_words() -> None:
     """The note on a loop index says its range in the inputs' terms when that reads in a line, else as the
     kernel writes it (nki-library's cascaded_max printed a five-line expression)."""

@@ -623,7 +623,7 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
         except V.RankRetry as r:
             if r.rank < V.KIND_FLOAT or r.rank > 8 or r.param in split:
                 break
-            seen = tried.setdefault(r.param, {overrides.get(r.param, 2)})
+            seen = tried.setdefault(r.param, {overrides.get(r.param, r.from_rank or 2)})
             if r.soft:
                 if r.rank in seen:
                     interp._no_soft.add(r.param)  # tried already: the hint is not followed again
@@ -862,6 +862,7 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     exact = {p: r for p, r in overrides.items() if r > 0 and p not in getattr(interp, "_rank_at_least", ())}
     interp._guessed_ranks = {}
     interp._tile_from_guess = {}  # tile id -> (param, its guessed rank, the rank of the view it came from)
+    interp._derived_from_guess = {}  # result id -> (param, its guessed rank) of a result made from such a tile
     # a rank learnt from one use (`exact`) is still a guess at the next: a use with another rank on another path
     # (one implementation of a dispatching kernel unpacks `T, H = x.shape`, another `B, T, H = x.shape`) is a
     # conflict, analysed once per rank (see _run_with_retries), not a path the front end does not understand

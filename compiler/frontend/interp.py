@@ -133,6 +133,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._rank_at_least: set = set()  # params of those whose rank is only known from below
         self._guessed_ranks: dict = {}  # tensor id -> param whose rank was guessed
         self._tile_from_guess: dict = {}  # tile id -> (param, guessed rank, view rank) (see _assign_rank_hint)
+        self._derived_from_guess: dict = {}  # result id -> (param, guessed rank) of a result made from such tiles
         self._dtype_eqs: dict = {}  # (input dtype not known, dtype) -> the predicate of their equality
         self._rank_confirmed: set = set()  # params whose guessed rank a use agreed with
         self._rank_observed: dict = {}  # params whose guessed shape's length was taken -> that rank, latest last

@@ -653,6 +653,14 @@ class NkiMixin:
             return
         guessed = self._guessed_ranks
         settled = self.rank_settled()
+        if result is not None:
+            # an instruction's result made from such a tile (`nc_matmul(nl.load(a[i]), ...)`) keeps its input:
+            # assigning it where it certainly cannot fit says the input has more axes (tensors._assign_rank_hint)
+            for tv in views.values():
+                hint = self._tile_from_guess.get(tv.tensor.id) or self._derived_from_guess.get(tv.tensor.id)
+                if hint is not None and hint[0] not in settled:
+                    self._derived_from_guess.setdefault(result.tensor.id, hint[:2])
+                    break
         for role, tv in views.items():
             param = guessed.get(tv.tensor.id)
             rank, full = len(tv.shape), len(tv.tensor.shape)

@@ -618,6 +618,13 @@ class TensorMixin:
         dimensions than the view and an element count that cannot match it: the kernel means x to have as
         many more dimensions (a soft hint, like the operand hint of NkiMixin._rank_hint)."""
         hint = self._tile_from_guess.get(value.tensor.id)
+        if hint is None and not self._no_retry and self.kb is not None:
+            derived = self._derived_from_guess.get(value.tensor.id)
+            if derived is not None and derived[0] not in self.rank_settled():
+                numel = [E.lift(self.free_size((1,) + tuple(t.shape))) for t in (target, value)]
+                if self.decide(E.eq(*numel)) is False:
+                    # a result computed from such a tile: the input has at least one more axis
+                    raise V.RankRetry(derived[0], derived[1] + 1, at_least=True, soft=True, from_rank=derived[1])
         if hint is None or self._no_retry or self.kb is None:
             return
         param, full, rank = hint

@@ -492,12 +492,14 @@ class RankRetry(Exception):
     """The kernel uses an input with another rank than guessed: analyse it again with `rank` (KIND_INT:
     it is an integer; KIND_OBJECT: an object such as a config)."""
 
-    def __init__(self, param: str, rank: int, at_least: bool = False, soft: bool = False) -> None:
+    def __init__(self, param: str, rank: int, at_least: bool = False, soft: bool = False,
+                 from_rank: int | None = None) -> None:
         super().__init__(f"{param} has rank {'at least ' if at_least else ''}{rank}")
         # at_least: the use shows only a lower bound (an index into the shape, a number of subscripts); the next
         # analysis keeps the rank a guess, so that a larger index corrects it again.  soft: only a hint (a call
-        # that fails at the guessed rank); any use that says otherwise wins over it
-        self.param, self.rank, self.at_least, self.soft = param, rank, at_least, soft
+        # that fails at the guessed rank); any use that says otherwise wins over it.  from_rank: the rank the run
+        # gave the input, where it is not the default 2 a first retry assumes was tried (`a[i]` alone: 1)
+        self.param, self.rank, self.at_least, self.soft, self.from_rank = param, rank, at_least, soft, from_rank
 
 
 MAX_GIVEN = 6  # optional inputs (and optional fields of object inputs) analysed as given
