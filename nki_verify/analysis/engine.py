@@ -514,7 +514,7 @@ class KernelAnalysis:
         became undecided)."""
         proved = set()
         for d, goal, local in self.deferred:
-            if finding_key("NKI901", d.location, UNDECIDED) in self._shown:
+            if self._undecided_at(d.location):
                 continue  # another copy there is undecided for good: a proof of this one would change nothing shown
             if self._by_conditions(goal, local, QUIET_RLIMIT):
                 self.stats.by_cases += 1
@@ -524,9 +524,9 @@ class KernelAnalysis:
         self.deferred = []
         return proved
 
-    def _undecided_shown(self, ob: Obligation) -> bool:
-        """An undecided check (NKI901) is shown at `ob`'s place for good (one a later split cannot prove)."""
-        return finding_key("NKI901", location(ob.span), UNDECIDED) in self._shown
+    def _undecided_at(self, where: Location) -> bool:
+        """An undecided check (NKI901) is shown at this place for good (one a later split cannot prove)."""
+        return finding_key("NKI901", where, UNDECIDED) in self._shown
 
     def _shown_undecided(self, d: Diagnostic) -> None:
         self._shown.setdefault(finding_key("NKI901", d.location, UNDECIDED), finding_rank(d.severity, d.message))
@@ -605,7 +605,7 @@ class KernelAnalysis:
         # a place already shown as undecided (another copy of the check, another launch context): a proof of this
         # copy would not change what is shown there, only a violation would, so the narrower proofs are not tried
         # when the solver gives up (blockwise_mm_backward: 550 such copies took 13 s of its 46)
-        again = not ob.quiet_unknown and self._undecided_shown(ob)
+        again = not ob.quiet_unknown and self._undecided_at(location(ob.span))
         spent = self.undecided >= UNDECIDED_BUDGET
         rlimit = QUIET_RLIMIT if ob.quiet_unknown or spent else RLIMIT
         extra: list = []

@@ -21,14 +21,22 @@ MAX_ROUNDS = 6
 QUOTIENT_UIDS = 3 * 10**9  # the fresh quotients' symbols, apart from the front end's and the analyses'
 
 
-def nonlinear(b: E.BExpr) -> bool:
-    """Does the goal multiply or divide unknowns (where rewriting may help)?"""
+def nonlinear(b: E.BExpr, memo: dict | None = None) -> bool:
+    """Does the goal multiply or divide unknowns (where rewriting may help)?  `memo`: the caller's table of the
+    answers for sub-expressions (facts share their terms)."""
+    memo = {} if memo is None else memo
+
     def walk(e: object) -> bool:
-        if isinstance(e, E.Mul):
-            return True
-        if isinstance(e, (E.FloorDiv, E.Mod)) and not isinstance(e.b, E.Const):
-            return True
-        return any(walk(c) for c in E.children(e)) if isinstance(e, (E.Expr, E.BExpr)) else False
+        hit = memo.get(e)
+        if hit is None:
+            if isinstance(e, E.Mul):
+                hit = True
+            elif isinstance(e, (E.FloorDiv, E.Mod)) and not isinstance(e.b, E.Const):
+                hit = True
+            else:
+                hit = any(walk(c) for c in E.children(e)) if isinstance(e, (E.Expr, E.BExpr)) else False
+            memo[e] = hit
+        return hit
     return walk(b)
 
 

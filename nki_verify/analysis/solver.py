@@ -18,6 +18,8 @@ from typing import Any, Iterable
 
 from compiler import expr as E
 
+from .rewrite import nonlinear
+
 RLIMIT = 300_000  # deterministic work bound per query (z3 resource units)
 # for the checks whose undecided verdicts are not reported (the quantified uninitialised-read queries): only a
 # violation found changes what is shown, so the work spent on the proofs and the undecided ones is the cost.
@@ -535,7 +537,7 @@ class Prover:
         # kernel of the file or an earlier edit of the buffer (the caller decides how long a cache lives)
         self.cache = cache if cache is not None else {}
         self._multiples_memos: dict = {}  # see as_multiples
-        self._nonlinear_memo: dict = {}  # see _nonlinear
+        self._nonlinear_memo: dict = {}  # sub-expression -> whether it multiplies unknowns (rewrite.nonlinear)
         self._own_visits: dict = {}  # expression -> (its own visits, their weights: see _weights)
 
     def _key(self, kind: str, exprs: list, ordered: Iterable = ()) -> tuple:
@@ -718,22 +720,9 @@ class Prover:
         # then with the linear facts over the other symbols too (a tile count bounded by another size, which is
         # bounded in turn): it is the products and divisions among them the solver gets lost in
         wider = narrow + [g for g in relevant(own, [g for g in parts if not E.free_syms(g) <= own])
-                          if not self._nonlinear(g)]
+                          if not nonlinear(g, self._nonlinear_memo)]
         return len(narrow) < len(wider) < len(parts) and self._unsat(wider, goal, rlimit)
 
-    def _nonlinear(self, e: Any) -> bool:
-        """`e` multiplies unknowns or divides by one (memoised per node: facts share their terms)."""
-        memo = self._nonlinear_memo
-        hit = memo.get(e)
-        if hit is None:
-            if isinstance(e, E.Mul):
-                hit = True
-            elif isinstance(e, (E.FloorDiv, E.Mod)) and not isinstance(e.b, E.Const):
-                hit = True
-            else:
-                hit = any(self._nonlinear(c) for c in E.children(e))
-            memo[e] = hit
-        return hit
 
     def _unsat(self, facts: list, goal: E.BExpr, rlimit: int) -> bool:
         """One query of the narrower questions: `facts and not goal` is unsatisfiable (an undecided or failed
