@@ -895,6 +895,12 @@ def copy_with_python_checks(x):
 def miscounted(x):
     assert [1, 2].count() == 2
     return x
+
+
+@nki.jit
+def misindexed(x):
+    assert (1, 2).index() == 0
+    return x
 """
 
 
@@ -903,8 +909,10 @@ def test_python_that_kernels_run_while_tracing_is_followed() -> None:
     # NKI902, or "every path fails" from an f-string taken as "{…}"); a list method called wrongly is a finding
     # on its kernel, not an internal error that loses the file's other kernels
     diags = verify_source(PYTHON_SUBSET_KERNEL, "py.py")
-    assert [(d.code, d.line) for d in diags] == [("NKI902", 28)], [(d.code, d.line, d.message) for d in diags]
-    assert "count()" in diags[0].message
+    assert [(d.code, d.line) for d in diags] == [("NKI902", 28), ("NKI902", 34)], \
+        [(d.code, d.line, d.message) for d in diags]
+    assert "list.count() takes exactly one value" in diags[0].message
+    assert "tuple.index() takes the value to find" in diags[1].message
 
 
 def test_copies_of_a_warning_are_settled_at_an_input_the_solver_found_fine(monkeypatch) -> None:

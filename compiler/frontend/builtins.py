@@ -882,8 +882,7 @@ def _list_method(name: str) -> Any:
         return v
 
     def index(it: Any, a: list, k: dict, n: Any) -> Any:
-        if len(a) < 2:
-            raise V.NotUnderstood("list.index() takes the value to find (Python raises TypeError)", n)
+        _takes_value(a, "list.index()", n, exactly=False)
         items = it.iterate_known(a[0], n)
         for i, x in enumerate(items):
             if it.equal(x, a[1]) is True:
@@ -891,8 +890,7 @@ def _list_method(name: str) -> Any:
         raise V.NotUnderstood("list.index() of a value that is not known to be present", n)
 
     def count(it: Any, a: list, k: dict, n: Any) -> Any:
-        if len(a) != 2:
-            raise V.NotUnderstood("list.count() takes exactly one value (Python raises TypeError)", n)
+        _takes_value(a, "list.count()", n)
         return sum(1 for x in it.iterate_known(a[0], n) if it.equal(x, a[1]) is True)
 
     def copy(it: Any, a: list, k: dict, n: Any) -> Any:
@@ -914,8 +912,7 @@ def _list_method(name: str) -> Any:
         return None
 
     def remove(it: Any, a: list, k: dict, n: Any) -> Any:
-        if len(a) != 2:
-            raise V.NotUnderstood("list.remove() takes exactly one value (Python raises TypeError)", n)
+        _takes_value(a, "list.remove()", n)
         lst = a[0]
         items = list(lst.items)
         for i, x in enumerate(items):
@@ -926,6 +923,14 @@ def _list_method(name: str) -> Any:
         raise V.NotUnderstood("list.remove() of a value that is not known to be present", n)
 
     return locals().get(name)
+
+
+def _takes_value(a: list, method: str, n: Any, exactly: bool = True) -> None:
+    """A sequence method called with its object and the value it needs (`exactly`: and nothing more); else a
+    finding on the call, as Python raises TypeError (not an internal error on the missing argument)."""
+    if len(a) < 2 or exactly and len(a) > 2:
+        what = "exactly one value" if exactly else "the value to find"
+        raise V.NotUnderstood(f"{method} takes {what} (Python raises TypeError)", n)
 
 
 def _dict_method(name: str) -> Any:
@@ -1014,14 +1019,14 @@ def _str_method(name: str) -> Any:
 
 def _tuple_method(name: str) -> Any:
     def index(it: Any, a: list, k: dict, n: Any) -> Any:
+        _takes_value(a, "tuple.index()", n, exactly=False)
         for i, x in enumerate(a[0]):
             if it.equal(x, a[1]) is True:
                 return i
         raise V.NotUnderstood("tuple.index() of a value that is not known to be present", n)
 
     def count(it: Any, a: list, k: dict, n: Any) -> Any:
-        if len(a) != 2:
-            raise V.NotUnderstood("list.count() takes exactly one value (Python raises TypeError)", n)
+        _takes_value(a, "tuple.count()", n)
         return sum(1 for x in a[0] if it.equal(x, a[1]) is True)
 
     return locals().get(name)

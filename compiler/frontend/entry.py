@@ -598,6 +598,11 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
     # was given, or another default tried) are where this one starts, as if its retries had gone on: it does
     # not find them again, one failed run each (moe_cte: 41 runs of the front end became 21, 24.7 s -> 9.6 s)
     memo_key = (tuple(sorted((base or {}).items())), split, tuple(sorted(interp._default_overrides)))
+
+    def remember(conflict: tuple | None) -> None:
+        interp._rank_memo[memo_key] = (dict(overrides), set(at_least), {p: set(r) for p, r in tried.items()},
+                                       set(soft), set(interp._no_soft), conflict)
+
     memo = interp._rank_memo.get(memo_key)
     if memo is not None:
         m_overrides, m_at_least, m_tried, m_soft, m_no_soft, conflict = memo
@@ -612,8 +617,7 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
         interp._rank_split = set(split)
         try:
             run = run_kernel(interp, kv, ctx)
-            interp._rank_memo[memo_key] = (dict(overrides), set(at_least), {p: set(r) for p, r in tried.items()},
-                                           set(soft), set(interp._no_soft), None)
+            remember(None)
             return [run]
         except V.GivenRetry as g:
             if g.param in interp._given or len(interp._given) >= MAX_GIVEN:
@@ -648,8 +652,7 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
             interp._rank_overrides = {}
             interp._rank_at_least = set()
             interp._rank_split = set()
-    interp._rank_memo[memo_key] = (dict(overrides), set(at_least), {p: set(r) for p, r in tried.items()},
-                                   set(soft), set(interp._no_soft), conflict)
+    remember(conflict)
     if conflict is not None and len(split) < 2:
         param, ranks = conflict
         out = []

@@ -616,25 +616,28 @@ class TensorMixin:
     def _assign_rank_hint(self, target: V.TensorVal, value: V.TensorVal) -> None:
         """`buf[0:128, 0:512] = nl.load(x[i])` with x's rank only a guess, the loaded tile having fewer
         dimensions than the view and an element count that cannot match it: the kernel means x to have as
-        many more dimensions (a soft hint, like the operand hint of NkiMixin._rank_hint)."""
-        hint = self._tile_from_guess.get(value.tensor.id)
-        if hint is None and not self._no_retry and self.kb is not None:
-            derived = self._derived_from_guess.get(value.tensor.id)
-            if derived is not None and derived[0] not in self.rank_settled():
-                numel = [E.lift(self.free_size((1,) + tuple(t.shape))) for t in (target, value)]
-                if self.decide(E.eq(*numel)) is False:
-                    # a result computed from such a tile: the input has at least one more axis
-                    raise V.RankRetry(derived[0], derived[1] + 1, at_least=True, soft=True, from_rank=derived[1])
-        if hint is None or self._no_retry or self.kb is None:
+        many more dimensions (a soft hint, like the operand hint of NkiMixin._rank_hint).  A result computed from
+        such a tile (`nc_matmul(nl.load(a[i]), ...)`) that cannot match: at least one more."""
+        if self._no_retry or self.kb is None:
             return
-        param, full, rank = hint
-        wider = len(target.shape)
-        if param in self.rank_settled() or wider <= len(value.shape):
+        hint = self._tile_from_guess.get(value.tensor.id)
+        if hint is not None:
+            param, full, _ = hint
+            wider = len(target.shape)
+            if wider <= len(value.shape):
+                return
+            retry = V.RankRetry(param, full + wider - len(value.shape), at_least=True, soft=True)
+        else:
+            derived = self._derived_from_guess.get(value.tensor.id)
+            if derived is None:
+                return
+            param, full = derived
+            retry = V.RankRetry(param, full + 1, at_least=True, soft=True, from_rank=full)
+        if param in self.rank_settled():
             return
         numel = [E.lift(self.free_size((1,) + tuple(t.shape))) for t in (target, value)]
-        same = E.eq(*numel)
-        if self.decide(same) is False:
-            raise V.RankRetry(param, full + wider - len(value.shape), at_least=True, soft=True)
+        if self.decide(E.eq(*numel)) is False:
+            raise retry
 
     def _last_mask(self) -> E.BExpr:
         kb = self.kb
