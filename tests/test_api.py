@@ -1241,6 +1241,31 @@ def test_a_place_shown_undecided_is_only_searched_for_a_violation(monkeypatch) -
     assert ka.settle_deferred() == set() and len(splits) == 1
 
 
+def test_an_undecided_check_is_proved_from_the_dimensions_of_a_tile_allocated_on_its_path(monkeypatch) -> None:
+    """A tile allocated with `(n + 127) // 128` columns on the path where `g == 2` has at least one column there:
+    the narrow proof of an undecided check over `n` alone uses that allocation fact, stripped of the path
+    alternative the check's own facts rule out.  Without `g == 2` among them the fact says nothing of `n`."""
+    from compiler import expr as E
+    from compiler import ir
+    from nki_verify.analysis import engine
+    from nki_verify.analysis.solver import Prover, Unknown
+
+    n, g = E.Sym("n", 1), E.Sym("g", 2)
+    span = ir.Span("k.py", 3, 1, 3, 9)
+    cols = E.floordiv(E.add(n, 127), 128)
+    alloc = ir.Assumption(E.bor(E.ne(g, 2), E.ge(cols, 1)), span, "allocation")
+    kernel = ir.Kernel("k", "k.py", span, ir.B2, "standalone", ("x",),
+                       (ir.SymInfo(n, "int", "n", None, None), ir.SymInfo(g, "shape", "g", E.Const(1), None)),
+                       (), (), (), (), (), (alloc,), None, "trn2")
+    monkeypatch.setattr(Prover, "find_violation",
+                        lambda self, goal, facts, rlimit=0, retry=True: Unknown("it reached its work limit"))
+    ka = engine.KernelAnalysis(kernel, 1000)
+    goal = E.ge(cols, 0)  # `0:cols` does not end before it starts
+    assert ka.check(engine.Obligation("NKI101", goal, (E.eq(g, 2),), span, "slice")) is None
+    other = ir.Span("k.py", 4, 1, 4, 9)
+    assert ka.check(engine.Obligation("NKI101", goal, (E.ge(g, 1),), other, "slice")).code == "NKI901"
+
+
 def test_a_result_computed_from_tiles_of_inputs_of_guessed_rank_corrects_the_rank() -> None:
     """`acc += nc_matmul(nl.load(a[i]), nl.load(b[i]))` with nothing else said of a and b: `a[i]` alone makes a's
     rank a guess of 1, and the product of two scalar tiles cannot fill acc for any input, which was a false

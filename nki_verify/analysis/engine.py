@@ -158,6 +158,7 @@ class KernelAnalysis:
         self._point_facts: dict = {}  # (symbols, facts on inputs so far) -> their facts on inputs (_fine_at_points)
         self._point_evals: dict = {}  # id of a fine point -> (it, {fact: whether it holds there})
         self._base_rules: dict | None = None
+        self._base_atoms: set | None = None  # the conjuncts of the kernel's facts (see _lazy_on)
 
     def impossible(self) -> Diagnostic | None:
         """NKI901 when the kernel's own conditions (asserts, raise guards, launch shapes) hold for no input at
@@ -196,6 +197,7 @@ class KernelAnalysis:
         self.prover.base.append(fact)
         E.refine_ranges(self.ranges, fact)
         self._base_rules = None
+        self._base_atoms = None
 
     def _ranges(self) -> dict:
         r: dict = {}
@@ -613,7 +615,7 @@ class KernelAnalysis:
         # an undecided goal: a narrower question may settle it (the facts over its own symbols; one case per value
         # of its symbols that take a few), where the solver is lost among a large kernel's facts
         if isinstance(verdict, Unknown) and not again and (
-                self.prover.proves_narrowly(ob.goal, local, QUIET_RLIMIT)
+                self.prover.proves_narrowly(ob.goal, local + self._lazy_on(ob.goal, local), QUIET_RLIMIT)
                 or self._by_cases(ob.goal, local, ranges, QUIET_RLIMIT)):
             self.stats.by_cases += 1
             return None
@@ -659,6 +661,27 @@ class KernelAnalysis:
                 self._shown_undecided(d)
             return d
         return self._violation(ob, local, syms, verdict, extra)
+
+    def _lazy_on(self, goal: E.BExpr, local: list) -> list:
+        """The allocation facts (see `self.lazy`) on the goal's own symbols, each without the alternatives the
+        kernel's facts and `local` rule out: an allocation made on a path holds its dimensions at least 1 under
+        that path's conditions (`grid != 2 or H % 512 != 0 or (B + 127) // 128 > 0`), which the narrow proof
+        could not use for their other symbols.  Facts that hold outright are left out."""
+        if self._base_atoms is None:
+            self._base_atoms = set(_conjuncts(self.base))
+        atoms = self._base_atoms | set(_conjuncts(local))
+        own = E.free_syms(goal)
+        out = []
+        for f in self.lazy:
+            if not E.free_syms(f) & own:
+                continue
+            if isinstance(f, E.BOr):
+                parts = [d for d in f.args if E.bnot(d) not in atoms]
+                if any(d in atoms for d in parts):
+                    continue
+                f = E.bor(*parts)
+            out.append(f)
+        return out
 
     def _on_config(self, ob: Obligation, syms: set) -> bool:
         """`ob` depends on fields of a configuration object, and on no value the front end could not determine
@@ -904,6 +927,10 @@ def _in_model(e: E.Expr | E.BExpr, model: dict) -> int | bool | None:
         return E.evaluate(e, {s: model[s] for s in syms})
     except Exception:  # noqa: BLE001
         return None
+
+
+def _conjuncts(facts: list) -> list:
+    return [g for f in facts for g in (f.args if isinstance(f, E.BAnd) else (f,))]
 
 
 def _holds(fact: E.BExpr, model: dict) -> bool:
