@@ -108,6 +108,7 @@ class KernelBuilder:
         self.itemsizes: dict = {}  # unknown input dtype -> the symbol of its item size (TensorMixin.itemsize_of)
         self.missing_modules: set = set()  # modules the kernel calls into that no import resolved (hostlib)
         self._facts_key: tuple | None = None
+        self._labels: tuple = (-1, 0, set())  # (_edits, symbols seen, their labels): see label_taken
 
     # ------------------------------------------------------------------ speculation
     def mark(self) -> Mark:
@@ -122,6 +123,18 @@ class KernelBuilder:
             self._facts_key = (version, HashedTuple(tuple(self.assumptions)),
                                HashedTuple(tuple((info.sym, info.lo, info.hi) for info in self.symbols)))
         return self._facts_key[1:]
+
+    def label_taken(self, label: str) -> bool:
+        """Whether a symbol has this label (the labels are kept as the symbols grow, and made again after a
+        rollback or a rewrite: a loop's label is looked for once per nested copy, `i@12.2`, `i@12.3`, ...)."""
+        edits, seen, labels = self._labels
+        if edits != self._edits:
+            edits, seen, labels = self._edits, 0, set()
+        if seen < len(self.symbols):
+            labels.update(info.label for info in self.symbols[seen:])
+            seen = len(self.symbols)
+        self._labels = (edits, seen, labels)
+        return label in labels
 
     def add_symbol(self, info: ir.SymInfo) -> None:
         self.symbols.append(info)

@@ -941,10 +941,10 @@ class ControlMixin:
                   dialect: str | None) -> tuple:
         kb = self.kb
         label = _label(label_from) if label_from is not None else "i"
-        if any(info.label == label for info in kb.symbols):
+        if kb.label_taken(label):
             label = f"{label}@{node.lineno}"
             n = 2
-            while any(info.label == label for info in kb.symbols):
+            while kb.label_taken(label):
                 label = f"{_label(label_from)}@{node.lineno}.{n}"
                 n += 1
         var = kb.new_sym(label, "loop", start if V.is_int(start) else None, stop if V.is_int(stop) else None)
