@@ -480,17 +480,20 @@ def test_an_optional_input_used_unconditionally_is_analysed_as_given() -> None:
             nisa.dma_copy(dst=t, src=x[0:128, 0:513])
             return t
     """)
-    # two inputs left at None and the dereferenced one under another name: which one is meant is not known
-    d, oob = verify_source(text, "/tmp/k.py")
+    # two inputs left at None and the dereferenced one under another name, whose None came from one of them
+    # (`b = bias`): that one is meant.  A None that came from neither (`b = None`) is no input's
+    d, oob = verify_source(text.replace("b = bias", "b = None"), "/tmp/k.py")
     assert (d.code, d.location.line, oob.code, oob.location.line) == ("NKI902", 10, "NKI101", 11)
     assert d.message.startswith("attribute 'dtype' of None: the value is None on this path")
     assert "--shape KERNEL.PARAM=DxD" in d.message
-    # the way out it names: the input given a shape is analysed as a tensor (and the copy past x's end found)
+    # the input given a shape is analysed as a tensor (and the copy past x's end found)
     given = Options(shapes={"k": {"bias": ((128, 512), None)}})
     assert {(d.code, d.location.line) for d in verify_source(text, "/tmp/k.py", given)} == {("NKI101", 11),
                                                                                           ("NKI501", 11)}
-    # with the only input left at None, or used under its own name, the kernel is analysed with it given
-    for variant in (text.replace(", scale: Optional[nl.ndarray] = None", ""), text.replace("b.dtype", "bias.dtype")):
+    # with the only input left at None, or used under its own name or a name given it, the kernel is analysed
+    # with it given
+    for variant in (text.replace(", scale: Optional[nl.ndarray] = None", ""), text.replace("b.dtype", "bias.dtype"),
+                    text):
         r = analyze_source(variant, "/tmp/k.py")
         assert {(d.code, d.location.line) for d in r.diagnostics} == {("NKI101", 11), ("NKI501", 11)}
         # each finding says so, where it is read (at the kernel's definition)
@@ -512,6 +515,43 @@ def test_a_finding_every_input_reaching_it_has_stands_when_reachability_is_undec
     assert (d.code, d.severity) == ("NKI503", "warning")
     assert "whenever this point is reached; the solver could not decide whether any admissible input reaches" in \
         d.message
+
+
+def test_a_text_chosen_by_a_condition_compares_as_either_text() -> None:
+    # `mode` is one of two names and `str(dt)` the name of one of two dtypes: each comparison asks the condition
+    # (both were a placeholder unequal to every text: the fast path was never analysed, and the size helper
+    # fell through to its assert on every path, so that nothing after it was checked)
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        def sizeinbytes(dtype):
+            if str(dtype) == str(nl.float32):
+                return 4
+            elif str(dtype) == str(nl.bfloat16) or str(dtype) == str(nl.float16):
+                return 2
+            elif str(dtype) in ["float8e4", "float8_e4m3", "int8"]:
+                return 1
+            assert False, "dtype size unknown"
+
+        @nki.jit
+        def k(x, fp8: int):
+            assert x.shape == (128, 512)
+            out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            dt = nl.float8_e4m3 if fp8 == 1 else x.dtype
+            width = 2048 // sizeinbytes(dt)
+            mode = "fast" if fp8 == 1 else "slow"
+            nisa.dma_copy(dst=t, src=x)
+            if mode == "fast":
+                nisa.dma_copy(dst=t[0:128, 0:256], src=x[0:128, width - 256:width])
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """)
+    (d,) = verify_source(text, "/tmp/k.py")
+    # the fast path sizes float8 at 1 byte: a copy from columns 1792:2048 of a 512-column input
+    assert (d.code, d.location.line) == ("NKI101", 24) and dict(d.counterexample)["fp8"] == 1
 
 
 def test_a_true_division_by_an_input_size_rules_out_the_size_that_makes_it_zero() -> None:
@@ -639,6 +679,86 @@ def test_an_optional_input_some_paths_dereference_is_analysed_both_ways() -> Non
     assert [k.context for k in r.kernels] == [
         "standalone, symbolic shapes", "standalone, symbolic shapes; bias given (optional, and dereferenced by the "
         "kernel)"]
+
+
+def test_an_optional_input_is_followed_through_helpers_and_fields_of_objects_built_from_it() -> None:
+    # the path with use_q == 1 dereferences both optional inputs, under other names (a helper's parameter, a field
+    # of a dataclass the kernel builds): it is analysed with them given, and its bug found (in two steps: the path
+    # with w_scale given fails at the bias)
+    text = src("""
+        from dataclasses import dataclass
+        from typing import Optional
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @dataclass
+        class Quant(nl.NKIObject):
+            w_scale: Optional[nl.ndarray]
+            bias: Optional[nl.ndarray]
+
+        def _apply(t, scale_tensor, q: Quant):
+            assert scale_tensor.shape == (128, 512)
+            s = nl.ndarray((128, 512), dtype=scale_tensor.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=s, src=scale_tensor)
+            assert q.bias.shape == (128, 512)
+            b = nl.ndarray((128, 512), dtype=q.bias.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=b, src=q.bias[0:128, 1:513])
+
+        @nki.jit
+        def k(x, use_q: int, w_scale: Optional[nl.ndarray] = None, bias: Optional[nl.ndarray] = None):
+            assert x.shape == (128, 512)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x)
+            q = Quant(w_scale=w_scale, bias=bias)
+            scale = q.w_scale
+            if use_q == 1:
+                _apply(t, scale, q)
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """)
+    r = analyze_source(text, "/tmp/k.py")
+    assert [(d.code, d.location.line) for d in r.diagnostics] == [("NKI101", 18)]
+    assert [k.context for k in r.kernels] == [
+        "standalone, symbolic shapes",
+        "standalone, symbolic shapes; w_scale given (optional, and dereferenced by the kernel)",
+        "standalone, symbolic shapes; bias, w_scale given (optional, and dereferenced by the kernel)"]
+
+
+def test_an_optional_input_one_rank_of_another_input_needs_is_given_only_for_that_rank() -> None:
+    # w is 3-D on the plain path and 2-D on the packed path, which needs the scale: the run for rank 2 fails on
+    # every path without the scale, but that does not make the scale needed by every launch, and the plain path
+    # is analysed without it (its bug, on the path without the scale, was missed)
+    text = src("""
+        from typing import Optional
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(w, packed: int, scale: Optional[nl.ndarray] = None):
+            out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            if packed == 0:
+                E, P, F = w.shape
+                assert P == 128 and F == 512 and E >= 1
+                nisa.dma_copy(dst=t, src=w[0, 0:128, 0:512])
+                if scale is None:
+                    nisa.dma_copy(dst=t[0:128, 0:256], src=w[0, 0:128, 300:556])
+            else:
+                P, F = w.shape
+                assert P == 128 and F == 512
+                assert scale.shape == (128, 4)
+                s = nl.ndarray((128, 4), dtype=scale.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=s, src=scale)
+                nisa.dma_copy(dst=t, src=w)
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """)
+    r = analyze_source(text, "/tmp/k.py")
+    assert [(d.code, d.location.line) for d in r.diagnostics] == [("NKI101", 15)]
+    assert "standalone, symbolic shapes" in [k.context for k in r.kernels]
 
 
 B1_HEADER = """

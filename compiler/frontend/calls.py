@@ -184,6 +184,12 @@ class CallsMixin:
             frame.call_site = self.span(node)
             frame.caller_stmt = self.current_stmt
         self.bind_params(fn, args, kwargs, frame.locals, node)
+        if self.kb is not None:
+            if len(self.frames) == 1:
+                # the kernel itself: its optional inputs left at None
+                frame.none_origin = {p: p for p in self._none_defaults if frame.locals.get(p, 0) is None}
+            elif any(v is None for v in args) or any(v is None for v in kwargs.values()):
+                frame.none_origin = self._none_origins(fn, args, kwargs, node)
         self.frames.append(frame)
         try:
             if isinstance(fn.node, ast.Lambda):
@@ -213,6 +219,71 @@ class CallsMixin:
         if exit_cond != E.TRUE and self.frames:
             self.frame.pc.append(exit_cond)
         return value
+
+    def none_origin(self, expr: ast.AST | None) -> str | None:
+        """The optional kernel input left at None whose None the expression carries, in the current frame: the
+        input itself, a helper's parameter or a local name given it, or an object's attribute set from it
+        (`QuantParams(down_w_scale=expert_down_weights_scale)`, then `params.quant.down_w_scale.shape`).  A
+        dereference of that None is the input's (see none_default_used), whatever names it went by."""
+        if isinstance(expr, ast.Name):
+            return self.frame.none_origin.get(expr.id)
+        if isinstance(expr, ast.Attribute):
+            obj = self._plain_value(expr.value)
+            entry = self._attr_none_origin.get(id(obj)) if isinstance(obj, V.Instance) else None
+            if entry is not None and entry[0] is obj:
+                return entry[1].get(expr.attr)
+        return None
+
+    def _plain_value(self, expr: ast.AST) -> Any:
+        """The value of a name or a chain of instance attributes, looked up without evaluating anything (no
+        property runs, no read is recorded); MISSING for anything else."""
+        if isinstance(expr, ast.Name):
+            f = self.frame
+            for env in (f.locals, *f.closure, f.module.namespace):
+                if expr.id in env:
+                    return env[expr.id]
+            return V.MISSING
+        if isinstance(expr, ast.Attribute):
+            obj = self._plain_value(expr.value)
+            if isinstance(obj, V.Instance):
+                return obj.attrs.get(expr.attr, V.MISSING)
+        return V.MISSING
+
+    def note_none_attr(self, obj: Any, name: str, value: Any, expr: ast.AST | None) -> None:
+        """`obj.name = value` (an assignment, a dataclass field): where value is None from an optional kernel
+        input, the attribute carries that input's None (see none_origin); any other value ends it."""
+        if not isinstance(obj, V.Instance) or self.kb is None:
+            return
+        origin = self.none_origin(expr) if value is None else None
+        entry = self._attr_none_origin.get(id(obj))
+        if origin is not None:
+            if entry is None or entry[0] is not obj:
+                entry = self._attr_none_origin[id(obj)] = (obj, {})
+            entry[1][name] = origin
+        elif entry is not None and entry[0] is obj:
+            entry[1].pop(name, None)
+
+    def _arg_exprs(self, n_args: int, node: ast.AST | None) -> tuple:
+        """The call's argument expressions: ([expression of each of the n_args positional values, None where
+        not known], {keyword: expression}).  A bound method's self comes first, without an expression."""
+        if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
+            return [None] * n_args, {}
+        extra = n_args - len(node.args)
+        pos = [None] * extra + list(node.args) if extra >= 0 else [None] * n_args
+        return pos, {k.arg: k.value for k in node.keywords if k.arg is not None}
+
+    def _none_origins(self, fn: V.FunctionVal, args: list, kwargs: dict, node: ast.AST | None) -> dict:
+        """The callee's parameters bound to a None that carries an optional kernel input's (see none_origin)."""
+        a = fn.node.args
+        pos_exprs, kw_exprs = self._arg_exprs(len(args), node)
+        out = {}
+        for p, v, e in zip(a.posonlyargs + a.args, args, pos_exprs):
+            if v is None and (origin := self.none_origin(e)) is not None:
+                out[p.arg] = origin
+        for k, v in kwargs.items():
+            if v is None and (origin := self.none_origin(kw_exprs.get(k))) is not None:
+                out[k] = origin
+        return out
 
     def bind_params(self, fn: V.FunctionVal, args: list, kwargs: dict, env: dict, node: ast.AST | None) -> None:
         a = fn.node.args
@@ -670,6 +741,9 @@ class CallsMixin:
             else:
                 raise V.NotUnderstood(f"{cls.name}() is missing field {name!r}", node)
             inst.attrs[name] = v
+            if v is None and self.kb is not None:
+                pos_exprs, kw_exprs = self._arg_exprs(len(args), node)
+                self.note_none_attr(inst, name, v, pos_exprs[i] if i < len(args) else kw_exprs.get(name))
         if kwargs:
             if not _nkiobject_based(cls):
                 raise V.NotUnderstood(f"{cls.name}() got an unexpected keyword argument {next(iter(kwargs))!r} (it is "
@@ -892,6 +966,9 @@ class CallsMixin:
         base = getattr(node, "value", None)
         name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
         field = getattr(self, "_optional_fields", {}).get(name) if isinstance(base, ast.Attribute) else None
+        if name not in self._none_defaults and field is None:
+            # the input's None under another name: a helper's parameter, a field of an object built from it
+            name = self.none_origin(base) or name
         if name not in self._none_defaults and field is not None:
             # `inps.down_scale.dtype` where an object input of the kernel has an optional tensor field of that
             # name left at None (`quant: Optional[QuantConfig] = None`): the input is given with all of its

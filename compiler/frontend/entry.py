@@ -566,7 +566,8 @@ def _run_given(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> list
         # the run with the inputs given may drop paths of its own (another optional input, a field of the one
         # given): another run follows them with those given too, as long as that stays within MAX_GIVEN.  Each
         # run is kept: the previous one checked its paths with those inputs at None (with a bias given, an MX
-        # path may assert it is None: only the run without it reaches that path's code)
+        # path may assert it is None: only the run without it reaches that path's code; and the same check
+        # may hold with the bias given and not without it)
         conditional = interp._none_derefs - interp._given
         if not conditional or len(interp._given | conditional) > MAX_GIVEN:
             break
@@ -705,6 +706,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     interp.loop_facts = []
     interp.asserted = set()
     interp._none_tests = {}
+    interp._attr_none_origin = {}
     interp._last_none_test = None
     interp._last_abort = None
     interp.steps = 0
@@ -727,12 +729,16 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
             interp.invoke(fn, args, kwargs, fn.node)
         except V.PathAbort:
             failed = True
+            split = bool(getattr(interp, "_rank_split", None))
             dropped = interp._none_derefs - interp._given
-            if dropped and not interp._no_retry:
-                # every path dereferences an optional input left at None: the kernel needs it
+            if dropped and not interp._no_retry and not split:
+                # every path dereferences an optional input left at None: the kernel needs it.  (Not said by a
+                # run for one rank of an input used with several: the runs for its other ranks may not need it,
+                # moe_block_tkg's MX weights of rank 2 need their scales, its plain ones of rank 4 do not; the
+                # input is given in another run, see _run_given)
                 raise V.GivenRetry(sorted(dropped)[0]) from None
             tested = [p for p in interp._none_tests if p not in interp._given and _tensor_param(fn, p)]
-            if tested and not interp._no_retry:
+            if tested and not interp._no_retry and not split:
                 # every path fails with an optional input left at None that the kernel tests (`if cache is not
                 # None: ... else: assert cos is not None`): launches pass it.  Tensors only: an object given in
                 # its place has only its annotated fields (`sbm: Optional[SbufManager]` has none), so what its

@@ -56,7 +56,7 @@ def _conjuncts(b: E.BExpr) -> set:
 
 class Frame:
     __slots__ = ("func", "module", "locals", "closure", "pc", "returns", "globals_decl", "nonlocal_decl", "name",
-                 "owner", "kind", "call_site", "caller_stmt", "loop_base")
+                 "owner", "kind", "call_site", "caller_stmt", "loop_base", "none_origin")
 
     def __init__(self, func: V.FunctionVal | None, module: V.ModuleVal, closure: tuple = (), name: str = "") -> None:
         self.func = func
@@ -73,6 +73,8 @@ class Frame:
         self.call_site: ir.Span | None = None  # where the caller called this function
         self.caller_stmt: ast.stmt | None = None  # the caller's statement making the call
         self.loop_base = 0  # how many symbolic loops were open when this function was called
+        # local name -> the optional kernel input left at None whose None it holds (see Calls.none_origin)
+        self.none_origin: dict = {}
 
     @staticmethod
     def of_module(module: V.ModuleVal, namespace: dict | None = None) -> "Frame":
@@ -148,6 +150,8 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._deref_spans: dict = {}  # where (see entry.run_with_retries)
         # optional inputs left at None tested against None last before a path failed, in order
         self._none_tests: dict = {}
+        # id(instance) -> (instance, {attribute: optional kernel input whose None it holds}) (see none_origin)
+        self._attr_none_origin: dict = {}
         self._last_none_test: str | None = None
         self._last_abort: ir.Span | None = None  # where the latest path failed (an assert or raise)
         self._phi_splits = 0  # calls being followed once per side of a structurally merged argument
@@ -700,10 +704,22 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
     def assign(self, target: ast.AST, value: Any, node: ast.AST) -> None:
         if isinstance(target, ast.Name):
             self.store_name(target.id, value)
+            origins = self.frame.none_origin
+            if value is None and self.kb is not None:
+                # `scale = inps.scale`: the name carries the optional input's None (see none_origin)
+                origin = self.none_origin(getattr(node, "value", None))
+                if origin is not None:
+                    origins[target.id] = origin
+                else:
+                    origins.pop(target.id, None)
+            elif origins:
+                origins.pop(target.id, None)
         elif isinstance(target, (ast.Tuple, ast.List)):
             self._unpack(target.elts, value, node)
         elif isinstance(target, ast.Attribute):
-            self.set_attr(self.eval(target.value), target.attr, value, target)
+            obj = self.eval(target.value)
+            self.set_attr(obj, target.attr, value, target)
+            self.note_none_attr(obj, target.attr, value, getattr(node, "value", None))
         elif isinstance(target, ast.Subscript):
             obj = self.eval(target.value)
             self.set_item(obj, self.eval_index(target.slice), value, target)

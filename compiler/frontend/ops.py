@@ -537,6 +537,8 @@ class OpsMixin:
         return r
 
     def contains(self, container: Any, item: Any) -> Any:
+        if isinstance(item, V.Phi) and isinstance(item.a, str) and isinstance(item.b, str):
+            return self.merge(item.cond, self.contains(container, item.a), self.contains(container, item.b))
         if isinstance(container, V.PyDict):
             key = self.hashable_key(item)
             if key is None:
@@ -610,8 +612,14 @@ class OpsMixin:
             return a
         if isinstance(b, V.Unknown):
             return b
+        if isinstance(a, str) and isinstance(b, str) and not (isinstance(a, V.OpaqueStr) or
+                                                             isinstance(b, V.OpaqueStr)):
+            # one of two texts (`str(dt)` of a dtype chosen by a condition, a mode name): compared with another
+            # text, the condition says which (a placeholder text compared unequal to every name, and sent
+            # `sizeinbytes(nl.float8_e4m3 if fp8 else w.dtype)` to its `dtype size unknown` assert on every path)
+            return V.Phi(c, a, b)
         if isinstance(a, str) and isinstance(b, str):
-            return "<str>"
+            return V.OpaqueStr("{…}")
         if isinstance(a, (float, V.SymFloat)) and isinstance(b, (float, V.SymFloat, int)):
             return V.OPAQUE_FLOAT
         return V.Phi(c, a, b)
