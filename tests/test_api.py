@@ -946,6 +946,32 @@ def test_a_relative_import_crosses_directories_without_an_init_file(tmp_path) ->
     assert len(missing) == 1 and "..nothere" in missing[0].message and "n_tiles()" in missing[0].message
 
 
+def test_calling_a_module_imported_from_a_package_says_it_is_a_module(tmp_path) -> None:
+    # pkg/__init__.py imports nothing: `from . import fill` is the module pkg/fill.py, and calling it raises
+    # TypeError when the path is traced (nki-library's qkv_cte on its static-quantisation path); -np.inf is a float
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "fill.py").write_text("def fill(t):\n    return t\n")
+    text = src("""
+        import numpy as np
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+        from . import fill
+
+        @nki.jit
+        def k(x):
+            assert x.shape == (128, 512)
+            t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.memset(dst=t, value=-np.inf)
+            fill(t)
+            return t
+    """)
+    (d,) = verify_source(text, str(tmp_path / "pkg" / "k.py"))
+    assert (d.code, d.location.line) == ("NKI902", 12)
+    assert d.message.startswith("calling the module") and "fill.fill" in d.message
+
+
 TEST_DEFINED_KERNEL = """
 import numpy as np
 import nki

@@ -182,7 +182,7 @@ def b_str(it: Any, args: list, kw: dict, node: Any) -> Any:
         return f"{x.cls.name}.{x.name}"
     if isinstance(x, V.Unknown):
         return V.Unknown(f"str({x.reason})")  # compared with a string, it may be equal or not
-    return "<str>"
+    return V.OpaqueStr("{…}")  # a text not known: compared with another, it may be equal or not
 
 
 def b_round(it: Any, args: list, kw: dict, node: Any) -> Any:
@@ -839,7 +839,8 @@ EXTERNAL_FUNCS: dict = {
     "builtins.min": BUILTINS["min"].fn, "builtins.max": BUILTINS["max"].fn,
 }
 EXTERNAL_CONSTS: dict = {"math.pi": math.pi, "math.e": math.e, "math.inf": math.inf, "math.nan": math.nan,
-                         "sys.maxsize": 2 ** 63 - 1}
+                         "sys.maxsize": 2 ** 63 - 1, "numpy.inf": math.inf, "numpy.nan": math.nan,
+                         "numpy.pi": math.pi, "numpy.e": math.e}
 DECORATOR_NAMES = frozenset({"dataclasses.dataclass"})
 
 
@@ -992,12 +993,20 @@ def _dict_method(name: str) -> Any:
 def _str_method(name: str) -> Any:
     def known(fn: Any) -> Any:
         def call(it: Any, a: list, k: dict, n: Any) -> Any:
+            if any(isinstance(x, (V.OpaqueStr, V.DTypeStr)) for x in a):
+                # a text only partly known (an f-string's field, an input's dtype name): not worked out on its
+                # placeholder letters (`str(x.dtype).startswith("float8")` is a question, not False)
+                if name in ("startswith", "endswith", "isdigit"):
+                    return it.fresh_bool(f"<str.{name}>")
+                if name in ("find", "count"):
+                    return V.Unknown(f"str.{name}")
+                return V.OpaqueStr("{…}")
             if all(isinstance(x, (str, int, float, bool, type(None))) for x in a) and not k:
                 try:
                     return fn(*a)
                 except Exception:  # noqa: BLE001
-                    return "<str>"
-            return "<str>"
+                    return V.OpaqueStr("{…}")
+            return V.OpaqueStr("{…}")
         return call
 
     if name in ("upper", "lower", "strip", "lstrip", "rstrip", "replace", "title", "capitalize", "startswith",
@@ -1010,7 +1019,7 @@ def _str_method(name: str) -> Any:
                 return V.PyList(it.heap, [])
             return split
         if name == "join":
-            return lambda it, a, k, n: "<str>"
+            return lambda it, a, k, n: V.OpaqueStr("{…}")
         return known(py)
     if name == "format":
         return lambda it, a, k, n: "<formatted>"

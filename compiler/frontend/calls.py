@@ -164,6 +164,12 @@ class CallsMixin:
             raise V.NotUnderstood("calling super() directly", node)
         if isinstance(fn, V.Phi):
             return self._call_phi(fn, args, kwargs, node)
+        if isinstance(fn, V.ModuleVal):
+            # `from ..utils import stream_shuffle_broadcast` of a package whose __init__ does not import the
+            # function: the name is the module, and calling it raises TypeError when this path is traced
+            name = fn.name.rpartition(".")[2]
+            raise V.NotUnderstood(f"calling the module {fn.name!r}: a module is not callable (Python raises TypeError "
+                                  f"here; the function would be {name}.{name}, or imported from the module)", node)
         raise V.NotUnderstood(f"calling a {V.describe(fn)}", node)
 
     def invoke(self, fn: V.FunctionVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
