@@ -554,6 +554,27 @@ def test_a_text_chosen_by_a_condition_compares_as_either_text() -> None:
     assert (d.code, d.location.line) == ("NKI101", 24) and dict(d.counterexample)["fp8"] == 1
 
 
+def test_a_string_method_on_an_input_dtype_name_is_a_question() -> None:
+    # str(x.dtype) of an input whose dtype is unknown is not the text of its placeholder: startswith() may hold
+    # (was False, and the float8 path was never analysed)
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(x):
+            assert x.shape == (128, 512)
+            t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x)
+            if str(x.dtype).startswith("float8"):
+                nisa.dma_copy(dst=t[0:128, 0:256], src=x[0:128, 300:556])
+            return t
+    """)
+    (d,) = verify_source(text, "/tmp/k.py")
+    assert (d.code, d.location.line) == ("NKI101", 11)
+
+
 def test_a_true_division_by_an_input_size_rules_out_the_size_that_makes_it_zero() -> None:
     # `math.ceil(512 / f)` raises ZeroDivisionError at trace time for f == 0 (a row narrower than 512), so
     # those inputs are not admissible (was: a warning with x.shape[1] = 384, where Python would have raised)
