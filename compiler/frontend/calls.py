@@ -725,6 +725,7 @@ class CallsMixin:
                     fields = c.dataclass_fields
                     break
         kwargs = dict(kwargs)
+        exprs = None  # the call's argument expressions, for a field given a None (see note_none_attr)
         for i, (name, default) in enumerate(fields or []):
             if i < len(args):
                 v = args[i]
@@ -748,8 +749,9 @@ class CallsMixin:
                 raise V.NotUnderstood(f"{cls.name}() is missing field {name!r}", node)
             inst.attrs[name] = v
             if v is None and self.kb is not None:
-                pos_exprs, kw_exprs = self._arg_exprs(len(args), node)
-                self.note_none_attr(inst, name, v, pos_exprs[i] if i < len(args) else kw_exprs.get(name))
+                if exprs is None:
+                    exprs = self._arg_exprs(len(args), node)
+                self.note_none_attr(inst, name, v, exprs[0][i] if i < len(args) else exprs[1].get(name))
         if kwargs:
             if not _nkiobject_based(cls):
                 raise V.NotUnderstood(f"{cls.name}() got an unexpected keyword argument {next(iter(kwargs))!r} (it is "

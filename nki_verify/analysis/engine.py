@@ -28,6 +28,7 @@ from compiler import ir
 
 from ..diagnostics import ERROR, UNDECIDED, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
 from . import radix, rewrite
+from .accesses import conjuncts
 from .solver import (FINE_POINTS_KEPT, QUANT_RLIMIT, QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context,
                      relevant)
 
@@ -668,8 +669,8 @@ class KernelAnalysis:
         that path's conditions (`grid != 2 or H % 512 != 0 or (B + 127) // 128 > 0`), which the narrow proof
         could not use for their other symbols.  Facts that hold outright are left out."""
         if self._base_atoms is None:
-            self._base_atoms = set(_conjuncts(self.base))
-        atoms = self._base_atoms | set(_conjuncts(local))
+            self._base_atoms = set().union(*map(conjuncts, self.base))
+        atoms = self._base_atoms.union(*map(conjuncts, local))
         own = E.free_syms(goal)
         out = []
         for f in self.lazy:
@@ -927,10 +928,6 @@ def _in_model(e: E.Expr | E.BExpr, model: dict) -> int | bool | None:
         return E.evaluate(e, {s: model[s] for s in syms})
     except Exception:  # noqa: BLE001
         return None
-
-
-def _conjuncts(facts: list) -> list:
-    return [g for f in facts for g in (f.args if isinstance(f, E.BAnd) else (f,))]
 
 
 def _holds(fact: E.BExpr, model: dict) -> bool:
