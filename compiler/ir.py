@@ -80,6 +80,10 @@ class Loop:
     iter_text: str = ""  # its source text
     range_text: str = ""  # the source text of the whole iterator (`nl.affine_range(n_tiles)`), for messages
     body: Span | None = None  # the first statement of the body (where an allocation can be moved)
+    # symbols for values the loop changes in a way not followed (an offset bumped by a size that varies): each
+    # stands for its value at the start of one iteration, so two iterations (or two program instances) have
+    # their own copies
+    carried: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)

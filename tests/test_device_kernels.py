@@ -296,6 +296,14 @@ CASES = {
                          "buffers_given_new_tiles_per_section_one_past": ([r(128, 1024)],),
                          "walk_with_an_unknown_field": ([r(128, 1024)],),
                          "walk_with_an_unknown_field_one_past": ([r(128, 1024)],)},
+    "b2_partial_tiles.py": {"offset_from_the_index": ([r(300, 64)],), "offset_from_itself": ([r(300, 64)],),
+                            "offset_in_an_object": ([r(300, 64)],), "last_tile_one_row_too_long": ([r(300, 64)],),
+                            "read_at_the_end_after_the_loop": ([r(300, 64)],),
+                            "read_the_last_row_after_the_loop": ([r(300, 64)],),
+                            "gap_after_every_tile": ([r(300, 64)],), "sizes_that_alternate": ([r(4096, 64)],)},
+    "b2_while_chunks.py": {"copy_in_chunks": ([r(300, 64)],), "sum_in_chunks_from_an_offset": ([r(300, 64), 100],),
+                           "reads_whole_tiles": ([r(300, 64)],), "reads_the_row_after_the_last": ([r(300, 64)],),
+                           "reads_the_last_row": ([r(300, 64)],)},
 }
 # reads of memory nothing wrote, in kernels written for other checks
 KNOWN_UNINITIALISED = {("b1_dependencies.py", "prefix_rows"), ("b2_memory.py", "too_many_psum_banks"),

@@ -210,6 +210,14 @@ class KernelBuilder:
         self.loops.append(lp)
         return lp
 
+    def note_carried(self, var: E.Sym, sym: E.Sym) -> None:
+        """`sym` stands for a value the loop over `var` changes in a way not followed (see ir.Loop.carried)."""
+        for i, lp in enumerate(self.loops):
+            if lp.var == var:
+                self.loops[i] = dataclasses.replace(lp, carried=lp.carried + (sym,))
+                self._edits += 1
+                return
+
     def add_subscript(self, **kw) -> ir.Subscript:
         s = ir.Subscript(id=len(self.subscripts), **kw)
         self.subscripts.append(s)

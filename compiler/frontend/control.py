@@ -188,6 +188,53 @@ def _probe_label(key: tuple) -> str:
     return key[1] if key[0] == "name" else f"{key[1].cls.name}.{key[2]}"
 
 
+STEADY_STEP_SIZE = 60  # nodes of a step `_steady_step` looks into
+STEADY_STEP_CHOICES = 4  # of its min, max and conditionals, per replacement
+
+
+def _invariant_variants(d: E.Expr, varying: set, depth: int = 2) -> list:
+    """`d` with one of its min, max or conditionals replaced by one of its operands, again up to `depth` times,
+    where the result mentions none of `varying` (the steps a steady value may take, see `_steady_step`).  None
+    for a step too large to be a tile's size (each replacement rebuilds it)."""
+    out: list = []
+    if E.size(d) > STEADY_STEP_SIZE:
+        return out
+
+    def go(e: E.Expr, left: int) -> None:
+        if not (E.free_syms(e) & varying):
+            if e not in out:
+                out.append(e)
+            return
+        if left == 0 or len(out) >= 6:
+            return
+        for node in _choice_nodes(e)[:STEADY_STEP_CHOICES]:
+            for c in E.children(node):
+                if isinstance(c, E.Expr):
+                    go(_replace_node(e, node, c), left - 1)
+
+    go(d, depth)
+    return out
+
+
+def _choice_nodes(e: E.Expr) -> list:
+    out: list = []
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (E.Min, E.Max, E.Ite)) and x not in out:
+            out.append(x)
+        stack.extend(c for c in E.children(x) if isinstance(c, E.Expr))
+    return out
+
+
+def _replace_node(e: E.AnyExpr, node: E.Expr, new: E.Expr) -> E.AnyExpr:
+    if e == node:
+        return new
+    if not E.children(e):
+        return e
+    return E._rebuild(e, lambda c: _replace_node(c, node, new))
+
+
 def _pure_integer_updates(body: list, names: set) -> bool:
     """Only assignments of plain names, no calls and no control flow (a search loop)."""
     for st in body:
@@ -667,7 +714,8 @@ class ControlMixin:
 
     # ------------------------------------------------------------------ the symbolic loop
     def loop_over(self, st: ast.For, kind: str, start: Any, stop: Any, step: Any, elem: Callable[[Any], Any],
-                  label_from: ast.AST | None = None, dialect: str | None = None, positive: bool = False) -> None:
+                  label_from: ast.AST | None = None, dialect: str | None = None, positive: bool = False,
+                  guard: ast.expr | None = None) -> None:
         """Analyse `for target in <start..stop by step>` once with a symbolic index.
 
         Integers the body reads before writing are probed with fresh symbols from the start; if each
@@ -695,7 +743,7 @@ class ControlMixin:
         outcome = None
         for _attempt in range(3):
             outcome = self._summary_pass(st, kind, start, stop, step, elem, label_from, dialect, trip, assigned,
-                                         targets, env0, probes)
+                                         targets, env0, probes, guard)
             if outcome[0] != "retry":
                 break
             probes.update(outcome[1])
@@ -715,7 +763,7 @@ class ControlMixin:
             f.locals[name] = V.Unknown(f"value of {name} carried across iterations")
         for o in touched:
             self._havoc_object(o)
-        var = self._loop_pass(st, kind, start, stop, step, elem, label_from, dialect)
+        var = self._loop_pass(st, kind, start, stop, step, elem, label_from, dialect, guard)
         self._finish_loop(var, start, step, trip, assigned | targets, env0)
 
     def _probe(self, name: str, v: Any) -> Any:
@@ -725,7 +773,7 @@ class ControlMixin:
 
     def _summary_pass(self, st: ast.For, kind: str, start: Any, stop: Any, step: Any, elem: Callable,
                       label_from: ast.AST | None, dialect: str | None, trip: Any, assigned: set,
-                      targets: set, env0: dict, probes: dict) -> tuple:
+                      targets: set, env0: dict, probes: dict, guard: ast.expr | None = None) -> tuple:
         f = self.frame
         mark = self.kb.mark()
         t = self.heap.begin()
@@ -741,15 +789,20 @@ class ControlMixin:
                 base_attrs[key] = o.attrs.get(key[2])
                 o.set(key[2], p)
         self.loop_tracks.append(track)
+        guards: list = []
         try:
-            var = self._loop_pass(st, kind, start, stop, step, elem, label_from, dialect)
+            var = self._loop_pass(st, kind, start, stop, step, elem, label_from, dialect, guard, guards)
         finally:
             self.loop_tracks.pop()
             self.heap.end(t)
         # a known short trip count is unrolled rather than widened (exact values for `for d in dims: n *= d`)
         widen = not (isinstance(trip, int) and trip <= self.options.unroll_limit)
-        verdict = self._judge_pass(var, probes, track, t, env0, base_attrs, widen)
+        made = {info.sym for info in self.kb.symbols[mark.sizes[0]:]}
+        verdict = self._judge_pass(var, probes, track, t, env0, base_attrs, widen,
+                                   (start, stop, step, trip, made, guards[0] if guards else None))
         if verdict[0] == "ok":
+            if guards:
+                verdict[1]["guard"] = (guards[0], st)
             self._commit_summary(var, start, step, trip, assigned | targets, env0, probes, base_attrs, verdict[1],
                                  mark)
             return ("ok",)
@@ -760,8 +813,10 @@ class ControlMixin:
         return verdict
 
     def _judge_pass(self, var: E.Sym, probes: dict, track: LoopTrack, t: V.Trial, env0: dict,
-                    base_attrs: dict, widen: bool) -> tuple:
-        """("ok", plan) | ("retry", new probes) | ("fail", carried names, touched objects)."""
+                    base_attrs: dict, widen: bool, bounds: tuple) -> tuple:
+        """("ok", plan) | ("retry", new probes) | ("fail", carried names, touched objects).  `bounds`: the loop's
+        start, stop, step and trip count, the symbols the pass made, and the condition each iteration starts
+        under (a while loop's, over the probes; None for a for loop)."""
         f = self.frame
         probe_syms = {p for p in probes.values()}
         plan: dict = {"deltas": {}, "lists": []}
@@ -779,9 +834,13 @@ class ControlMixin:
                 continue
             else:
                 failed_names.add(name)
+        rules = {}
         for key, p in probes.items():
             now = f.locals.get(key[1]) if key[0] == "name" else key[1].attrs.get(key[2])
-            rule = self._induction(now, p, probe_syms, var)
+            rules[key] = (now, self._induction(now, p, probe_syms, var))
+        if widen:  # (a known short trip count is unrolled: exact values, whatever the steps)
+            self._steady_steps(rules, probes, env0, base_attrs, var, bounds)
+        for key, (_now, rule) in rules.items():
             if rule is None or rule[0] == "widen" and not widen:
                 failed_names.add(_probe_label(key))
             else:
@@ -864,6 +923,68 @@ class ControlMixin:
         # integer at each iteration's start, and not known after the loop; what depends on it is undecided
         return ("widen", None)
 
+    def _steady_steps(self, rules: dict, probes: dict, env0: dict, base_attrs: dict, var: E.Sym,
+                      bounds: tuple) -> None:
+        """Upgrade the probes widened by `_induction` whose step is steady (see `_steady_step`), in rounds: a value
+        whose step depends on another one the loop changes (`i += min(128, remaining)`) is tried once that one's
+        closed form is known."""
+        start, step = bounds[0], bounds[2]
+        idx = E.floordiv(E.sub(var, start), step)
+        closed: dict = {}  # probe -> its value at the start of iteration idx
+        pending = {}
+        for key, (now, rule) in rules.items():
+            x0 = env0.get(key[1], V.MISSING) if key[0] == "name" else base_attrs.get(key, V.MISSING)
+            if rule is not None and rule[0] == "step" and V.is_int(x0):
+                closed[probes[key]] = E.add(x0, E.mul(rule[1], idx))
+            elif rule is not None and rule[0] == "widen" and V.is_int(x0) and V.is_int(now):
+                pending[key] = (now, x0)
+        nows = {probes[key]: E.lift(now) for key, (now, _rule) in rules.items() if V.is_int(now)}
+        while pending:
+            progress = False
+            for key in sorted(pending, key=_probe_label):
+                now, x0 = pending[key]
+                c = self._steady_step(now, probes[key], x0, set(probes.values()), var, bounds, closed, nows)
+                if c is not None:
+                    rules[key] = (now, ("steady", (c, now)))
+                    closed[probes[key]] = E.add(x0, E.mul(c, idx))
+                    del pending[key]
+                    progress = True
+            if not progress:
+                return
+
+    def _steady_step(self, now: Any, probe: E.Sym, x0: Any, probes: set, var: E.Sym, bounds: tuple, closed: dict,
+                     nows: dict) -> E.IntLike | None:
+        """The loop-invariant c when the value grows by c in every iteration but the last (an offset bumped by a
+        tile's size, the last tile partial: `off += min(128, n - off)`), so that at the start of iteration k it
+        is x0 + c*k.  Proved by induction: in each iteration k <= trip - 2 that starts with it (and the other
+        values the step reads) at their closed forms, the step is c; in a while loop, also under its condition
+        at the start of iteration k + 1.  The candidates for c are the step with one of its min, max or
+        conditionals replaced by a loop-invariant operand."""
+        start, stop, step, trip, made, guard = bounds
+        d = E.sub(now, probe)
+        at_k = dict(closed)
+        if E.free_syms(d) & (probes - set(closed) - {probe}):
+            return None  # the step depends on another value the loop changes that has no closed form
+        varying = probes | made | {var}
+        candidates = _invariant_variants(d, varying)
+        if not candidates:
+            return None
+        idx = E.floordiv(E.sub(var, start), step)
+        inside = [E.ge(var, start), E.lt(var, stop), E.le(idx, E.sub(trip, 2))]
+        if not (isinstance(step, int) and step == 1):
+            inside.append(E.eq(E.mod(E.sub(var, start), step), 0))
+        for c in candidates:
+            at_k[probe] = E.add(x0, E.mul(c, idx))
+            facts = list(inside)
+            if guard is not None and all(q in nows for q in E.free_syms(guard) & probes):
+                # the condition holds at the start of the next iteration, on the values this one leaves
+                facts.append(E.substitute(guard, {q: E.substitute(nows[q], at_k) for q in E.free_syms(guard)
+                                                  if q in probes}))
+            d_k = E.substitute(d, at_k)
+            if self.decide(E.implies(E.band(*facts), E.eq(d_k, c))) is True:
+                return E.lower(c)
+        return None
+
     def _mentions_syms(self, v: Any, syms: set) -> bool:
         return bool(syms) and self._mentions_deep(v, set(syms), 0) if not isinstance(v, (int, str, type(None))) \
             else False
@@ -874,6 +995,7 @@ class ControlMixin:
         idx = E.floordiv(E.sub(var, start), step)
         probe_map: dict = {}
         finals: dict = {}
+        steady: list = []
         for key, (kind, d) in plan["deltas"].items():
             x0 = env0[key[1]] if key[0] == "name" else base_attrs[key]
             p = probes[key]
@@ -889,15 +1011,33 @@ class ControlMixin:
                 d, m = d
                 probe_map[p] = E.ite(E.eq(idx, 0), x0, E.mod(E.add(x0, E.mul(d, idx)), m))
                 finals[key] = E.lower(E.ite(E.gt(trip, 0), E.mod(E.add(x0, E.mul(d, trip)), m), x0))
+            elif kind == "steady":
+                c, now = d
+                probe_map[p] = E.add(x0, E.mul(c, idx))
+                steady.append((key, now, x0))
             elif kind == "widen":
                 what = _probe_label(key)
                 probe_map[p] = self.fresh_int(f"<{what} at the start of an iteration: the loop changes it in a way "
                                               "not followed>")
+                self.kb.note_carried(var, probe_map[p])
                 finals[key] = self.fresh_int(f"<{what} after a loop that changes it in a way not followed>")
             else:
                 probe_map[p] = E.ite(E.eq(idx, 0), x0, d)
                 finals[key] = E.lower(E.ite(E.gt(trip, 0), d, x0))
+        last_var = E.add(start, E.mul(step, E.sub(trip, 1)))
+        # (by the inputs' ranges only: the loop index's own bounds, facts by now, would say the loop ran)
+        runs = E.decide(E.gt(trip, 0), self.kb.ranges) if steady else None
+        for key, now, x0 in steady:
+            # the last iteration's step, on the values it starts with (the other values' closed forms included)
+            at_last = E.substitute(E.substitute(E.lift(now), probe_map), {var: last_var})
+            finals[key] = E.lower(at_last if runs else E.ite(E.gt(trip, 0), at_last, x0))
         self.kb.substitute_since(mark, probe_map)
+        if "guard" in plan:
+            # a while loop's last iteration started under its condition (it pins the number of iterations where
+            # the values after the loop leave the condition false for several)
+            g, node = plan["guard"]
+            self.assume(E.implies(E.gt(trip, 0), E.substitute(E.substitute(g, probe_map), {var: last_var})), node,
+                        "while loop condition")
         for o, items0 in plan["lists"]:
             value = self.subst_value(o.items[-1], probe_map)
             k = self.fresh_seq_var()
@@ -922,12 +1062,20 @@ class ControlMixin:
                 key[1].set(key[2], v)
 
     def _loop_pass(self, st: ast.For, kind: str, start: Any, stop: Any, step: Any, elem: Callable,
-                   label_from: ast.AST | None, dialect: str | None) -> E.Sym:
+                   label_from: ast.AST | None, dialect: str | None, guard: ast.expr | None = None,
+                   guards: list | None = None) -> E.Sym:
+        """`guard`: a condition every iteration starts under (a while loop's), appended to `guards` as the
+        pass evaluated it."""
         var, loop = self.open_loop(kind, start, stop, step, st, label_from, dialect)
         f = self.frame
         base = len(f.pc)
         try:
             self.assign(st.target, elem(var), st)
+            if guard is not None:
+                g = self.as_bexpr(self.truth(self.eval(guard)))
+                f.pc.append(g)
+                if guards is not None:
+                    guards.append(g)
             try:
                 self.exec_block(st.body)
             except (BreakSignal, ContinueSignal, NoFallthrough):
@@ -1102,7 +1250,8 @@ class ControlMixin:
         """A while loop on a symbolic condition: analysed once, its carried state unknown."""
         f = self.frame
         names = assigned_names(st.body)
-        if self._integer_search_loop(st, names) or self._counting_while(st, names):
+        if self._integer_search_loop(st, names) or self._counting_while(st, names) or \
+                self._summarised_while(st, names):
             return
         if self.kb is not None and names:
             self.not_understood("a while loop whose condition is symbolic: values it updates are treated as "
@@ -1165,6 +1314,34 @@ class ControlMixin:
         self.for_range(loop, V.RangeVal(start, stop, step, "range"))
         f.locals[name] = E.lower(E.add(start, E.mul(step, trip_count(start, stop, step, True))))
         self.exec_block(st.orelse)
+        return True
+
+    def _summarised_while(self, st: ast.While, names: set) -> bool:
+        """`while remaining > 0: size = min(128, remaining); ...; remaining -= size; row += size` (no break,
+        continue or return): the loop `for k in range(T)` over a new symbol T, the number of iterations, whose
+        every iteration starts under the loop's condition, and after which the condition is false.  The values it
+        carries are followed as a range loop's are (a steady step, here -128 and 128 but in the last iteration, is
+        proved with the condition at the next iteration's start); a loop whose state is not followed is analysed
+        once with that state unknown, as a symbolic while loop was."""
+        f = self.frame
+        if self.kb is None or st.orelse or not names or any(
+                isinstance(n, (ast.Break, ast.Continue, ast.Return, ast.Yield)) for s in st.body for n in walk(s)):
+            return False
+        line = st.lineno
+        trips = self.fresh_int(f"<iterations of the while loop at line {line}>", "config", 0)
+        target = f"<while loop at line {line}>"
+        loop = ast.For(target=ast.Name(id=target, ctx=ast.Store()), iter=st.test, body=st.body, orelse=[],
+                       type_comment=None)
+        ast.copy_location(loop, st)
+        ast.fix_missing_locations(loop)
+        self.loop_over(loop, "while", 0, trips, 1, lambda v: v, ast.Name(id="iteration"), guard=st.test,
+                       positive=True)
+        f.locals.pop(target, None)
+        try:
+            after = self.as_bexpr(self.truth(self.eval(st.test)))
+        except V.NotUnderstood:
+            return True
+        self.assume(E.bnot(after), st, "while loop exit")
         return True
 
     def _integer_search_loop(self, st: ast.While, names: set) -> bool:

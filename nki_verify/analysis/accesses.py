@@ -48,7 +48,9 @@ def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, i
     loops = {lp.id: lp for lp in k.loops}
     mapping: dict = {}
     for s in per_side:
-        mapping[s] = fresh(uids, f"{getattr(s, 'name', 's')}{tag}")
+        # (a copy of a value the front end could not determine is one too: a finding on it is undecided)
+        unknown = info.get(s) is not None and info[s].role == "unknown"
+        mapping[s] = fresh(uids, f"{getattr(s, 'name', 's')}{tag}", "unknown" if unknown else "copy")
     iotas = list(ins.iotas) + [io for io in (op.access.iotas if op.access else ()) if io not in ins.iotas]
     if ins.mask != E.TRUE:
         # a Beta-1 mask on another operand's axis (`s[i_p, 0] = nisa.tensor_reduce(..., t[i_p, i_f],

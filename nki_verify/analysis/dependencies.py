@@ -168,8 +168,9 @@ def _pair_obligation(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, a: tuple, b:
     k = ka.k
     loops = {x.id: x for x in k.loops}
     (_, ia, oa), (_, ib, ob) = a, b
-    per_a = {loops[lid].var for lid in inner_loops(k, ia, lp.id)}
-    per_b = {loops[lid].var for lid in inner_loops(k, ib, lp.id)}
+    # (and the values those loops change in a way not followed: each iteration has its own)
+    per_a = {s for lid in inner_loops(k, ia, lp.id) for s in (loops[lid].var, *loops[lid].carried)}
+    per_b = {s for lid in inner_loops(k, ib, lp.id) for s in (loops[lid].var, *loops[lid].carried)}
     # a value read at run time inside the loop (an index loaded per iteration) is its own in each iteration:
     # both may hold anything the reads allow, equal or not
     runtime = _runtime_in(ka, oa.access) + _runtime_in(ka, ob.access)

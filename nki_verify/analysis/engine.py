@@ -738,7 +738,8 @@ class KernelAnalysis:
 
     def _undetermined(self, syms: set) -> list:
         """The values among `syms` the front end could not determine."""
-        return [s for s in syms if self.info.get(s) is not None and self.info[s].role == "unknown"]
+        return [s for s in syms if self.info.get(s) is not None and self.info[s].role == "unknown"
+                or self.info.get(s) is None and getattr(s, "kind", None) == "unknown"]
 
     def _violation(self, ob: Obligation, local: list, syms: set, v: Violated, lazy: list) -> Diagnostic | None:
         """`lazy`: the allocation facts on the goal's inputs (`self.lazy`), facts on admissible inputs too."""

@@ -192,8 +192,8 @@ def _pair(ka: KernelAnalysis, pids: list, barriers: list, a: tuple, b: tuple, at
     k = ka.k
     loops = {lp.id: lp for lp in k.loops}
     (_, ia, oa), (_, ib, ob) = a, b
-    per_a = set(pids) | {loops[lid].var for lid in ia.ctx.loops if lid in loops}
-    per_b = set(pids) | {loops[lid].var for lid in ib.ctx.loops if lid in loops}
+    per_a = set(pids) | {s for lid in ia.ctx.loops if lid in loops for s in (loops[lid].var, *loops[lid].carried)}
+    per_b = set(pids) | {s for lid in ib.ctx.loops if lid in loops for s in (loops[lid].var, *loops[lid].carried)}
     sa = side(k, ia, oa, "_p", per_a, ka.info, ka.uids)
     sb = side(k, ib, ob, "_q", per_b, ka.info, ka.uids)
     facts = list(sa.facts) + list(sb.facts)
