@@ -81,7 +81,11 @@ def _reused_buffer(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, accesses: list
     k = ka.k
     if t.buffer not in ir.ON_CHIP:
         return None
-    uses_outside = any(lp.id not in ins.ctx.loops for ins in k.instrs for op in ins.operands if op.tensor == t.id)
+    # (inside a copy of the same source loop counts as inside: an enclosing Python loop unrolled, each copy
+    # overwriting the buffer first, serialises each the same way, as the device sees the loop's one site)
+    copies = {x.id for x in k.loops if x.span == lp.span}
+    uses_outside = any(not copies.intersection(ins.ctx.loops) for ins in k.instrs for op in ins.operands
+                       if op.tensor == t.id)
     if uses_outside:
         return None
     n0, ins0, op0 = min(accesses, key=lambda a: a[0])

@@ -112,6 +112,9 @@ class Tiled:
     extra_trip: int = 0  # one iteration too many
     perturb: tuple = (0, 0, 0, 0)  # added to src start, src end, dst start, dst end (rows)
     shared_tile: bool = False  # the SBUF tile is allocated once, outside the loops (beta2)
+    # beta2: how a row tile's start is found: `i * pt` (index), a running start bumped to the tile's end
+    # (running), or a `while r0 < P` loop doing the same (while; no extra trip)
+    rows_by: str = "index"
 
 
 @st.composite
@@ -145,8 +148,11 @@ def tiled(draw: Any) -> Tiled:
         # NKI401 vs NKI403 depends on whether the front end keeps a single-trip inner loop (it drops one whose
         # trip count is a known constant 1, keeps a symbolic one): a shared tile gets two column tiles
         f = 2 * ft
+    rows_by = draw(st.sampled_from(["index", "index", "running", "while"])) if dialect == "beta2" else "index"
+    if rows_by == "while":
+        extra = 0
     return Tiled(dialect, draw(st.sampled_from(["copy", "add", "scale", "exp"])), mode, p, f, pt, ft, tail,
-                 draw(st.sampled_from(["affine", "sequential", "range"])), extra, perturb, shared)
+                 draw(st.sampled_from(["affine", "sequential", "range"])), extra, perturb, shared, rows_by)
 
 
 def build_tiled(s: Tiled) -> Program:
@@ -206,11 +212,16 @@ def _tiled_b2(s: Tiled, src: Src, rows: str, cols: str | None, fw: str, loop: st
     dp0, dp1, dq0, dq1 = s.perturb
     if s.shared_tile:
         src.add(f"t = nl.ndarray(({s.pt}, {fw}), dtype=nl.float32, buffer=nl.sbuf)")
-    src.add(f"for i in {loop}({rows}):").indent()
+    end = f"r1 = min(r0 + {s.pt}, P)" if s.tail == "min" else f"r1 = r0 + {s.pt}"
+    if s.rows_by != "index":
+        src.add("r0 = 0")
+    src.add("while r0 < P:" if s.rows_by == "while" else f"for i in {loop}({rows}):").indent()
+    if s.rows_by != "index":
+        src.add(end)  # (before the column loop: the start moves to it after that loop, which may not run)
     if cols:
         src.add(f"for j in {loop}({cols}):").indent()
-    src.add(f"r0 = i * {s.pt}")
-    src.add(f"r1 = min(r0 + {s.pt}, P)" if s.tail == "min" else f"r1 = r0 + {s.pt}")
+    if s.rows_by == "index":
+        src.add(f"r0 = i * {s.pt}").add(end)
     if cols:
         src.add(f"c0 = j * {s.ft}")
         src.add(f"c1 = min(c0 + {s.ft}, F)" if s.tail == "min" else f"c1 = c0 + {s.ft}")
@@ -229,7 +240,10 @@ def _tiled_b2(s: Tiled, src: Src, rows: str, cols: str | None, fw: str, loop: st
     elif s.op == "exp":
         src.add(f"nisa.activation(dst={view}, op=nl.exp, data={view})")
     src.add(f"nisa.dma_copy(dst=out[r0{_off(dq0)}:r1{_off(dq1)}, c0:c1], src={view})")
-    src.dedent(2 if cols else 1)
+    if s.rows_by != "index":
+        src.dedent(1 if cols else 0).add("r0 = r1").dedent(1)
+    else:
+        src.dedent(2 if cols else 1)
 
 
 def _tiled_b1(s: Tiled, src: Src, rows: str, cols: str | None, fw: str, loop: str, two: bool) -> None:

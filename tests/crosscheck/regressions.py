@@ -27,6 +27,12 @@ REGRESSIONS = [
     # verifier: liveness without the loop's back edge: `a`, used at the top of a loop body, was taken as dead
     # when `b` was allocated later in the body, yet the next iteration uses it again (NKI204 missed; fixed)
     Capacity(30000, 30000, "loop_start", 2),
+    # verifier: a shared tile reused by the copies of an affine loop inside an unrolled Python loop (a while loop
+    # on known shapes) was used outside each copy, so no NKI403 (the device sees the loop's one site; fixed)
+    Tiled("beta2", "copy", "concrete", 64, 128, 32, 64, "exact", "affine", 0, (0, 0, 0, 0), True, "while"),
+    # a running row start (a steady step: the last tile partial) and a while loop over the rows, clean
+    Tiled("beta2", "add", "free", 300, 700, 128, 512, "min", "affine", 0, (0, 0, 0, 0), False, "running"),
+    Tiled("beta2", "exp", "free", 300, 700, 128, 512, "min", "sequential", 0, (0, 0, 0, 0), False, "while"),
     # a spread of clean programs of every template (agreement with numpy)
     Tiled("beta1", "add", "divisible", 256, 128, 128, 64, "mask", "affine", 0, (0, 0, 0, 0), False),
     Tiled("beta2", "scale", "free", 300, 700, 128, 512, "min", "sequential", 0, (0, 0, 0, 0), False),
