@@ -1126,7 +1126,11 @@ class CallsMixin:
             if obj.tail is None and V.is_int(key) and not isinstance(key, bool):
                 k = self.as_int(key)
                 if not isinstance(k, int):
-                    self._index_check(E.band(E.ge(k, 0), E.lt(k, len(obj.items))), "list index", node)
+                    n = len(obj.items)
+                    self._index_check(E.band(E.ge(k, 0), E.lt(k, n)),
+                                      f"assigning into a list of {n} items at index {E.short(k)}, outside 0..{n - 1} "
+                                      f"(Python raises IndexError past the end; a negative index is not followed)",
+                                      node)
                     items = [self.merge(E.eq(k, i), value, x) for i, x in enumerate(obj.items)]
                     obj.set_items(items)
                     return

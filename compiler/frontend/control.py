@@ -863,10 +863,17 @@ class ControlMixin:
                           and not (E.free_syms(E.lift(o.tail.length)) & (probe_syms | {var}))
                           and id(o) not in track.reads
                           and not self._mentions_syms(o.tail.elem, unsolved))
+                # a list of a fixed length the body only assigns into (`mask[off + i] = i`), at positions a
+                # summary does not follow: after the loop each item is a value not followed (a known short trip
+                # count is unrolled instead: exact items)
+                rewritten = (widen and o.tail is tail0 is None and len(o.items) == len(items0)
+                             and id(o) not in track.reads)
                 if ok:
                     plan["lists"].append((o, list(items0)))
                 elif nested:
                     plan.setdefault("nested", []).append((o, o.tail))
+                elif rewritten:
+                    plan.setdefault("rewritten", []).append(o)
                 else:
                     touched_bad.append(o)
             elif isinstance(o, V.Instance):
@@ -1052,6 +1059,10 @@ class ControlMixin:
             value = self.subst_value(value, {var: E.add(start, E.mul(E.floordiv(k, length), step)),
                                              inner.var: E.mod(k, length)})
             o.set_items([], V.SymSeq(k, E.lower(E.mul(trip, length)), value))
+        what = "a list a loop assigns into at positions not followed"
+        for o in plan.get("rewritten", ()):
+            o.set_items([self.fresh_int(f"<item {j} of {what}>") if V.is_int(x) else V.Unknown(f"an item of {what}")
+                         for j, x in enumerate(o.items)])
         rest = names - {key[1] for key in plan["deltas"] if key[0] == "name"}
         self._finish_loop(var, start, step, trip, rest, env0, probe_map)
         for key, v in finals.items():

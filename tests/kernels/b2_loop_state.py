@@ -1,7 +1,8 @@
 """Python state a loop with a symbolic trip count carries from one iteration to the next, as real kernels keep it: a
 step chosen by an `if`, a step whose sign the kernel does not fix, a PSUM bank counter taken modulo the bank count,
 a running maximum, an allocator that opens and closes a scope in each iteration, a buffer object whose fields a
-helper gives new tiles in each iteration, and an object with a field the verifier cannot know.  Each was 'not
+helper gives new tiles in each iteration, an object with a field the verifier cannot know, and a list the loop
+assigns into at computed positions (a shuffle mask).  Each was 'not
 understood' (NKI902) and the rest of the loop was checked with unknown values, or not at all."""
 import logging
 
@@ -232,4 +233,42 @@ def walk_with_an_unknown_field_one_past(x):
         nisa.dma_copy(dst=t, src=x[:, plan.offset + 1:plan.offset + 513])  # expect: NKI101 error
         nisa.dma_copy(dst=out[:, plan.offset:plan.offset + 512], src=t)
         plan.advance(512)
+    return out
+
+
+@nki.jit
+def shuffle_mask_built_in_a_loop(x, shift: int):
+    # a list of a fixed length the loop only assigns into, at positions its index and an argument choose: after
+    # the loop each item is a value not followed (the list's length is kept), each assignment checked in range
+    n, m = x.shape
+    assert n <= 32 and m <= 512 and 0 <= shift < 32
+    out = nl.ndarray((32, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    src = nl.ndarray((32, m), dtype=x.dtype, buffer=nl.sbuf)
+    dst = nl.ndarray((32, m), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.memset(dst=src, value=0.0)
+    nisa.memset(dst=dst, value=0.0)
+    nisa.dma_copy(dst=src[0:n, :], src=x)
+    mask = [255] * 32
+    for i in range(min(n, 32 - shift)):
+        mask[shift + i] = i
+    nisa.nc_stream_shuffle(dst=dst, src=src, shuffle_mask=mask)
+    nisa.dma_copy(dst=out, src=dst)
+    return out
+
+
+@nki.jit
+def shuffle_mask_written_past_its_end(x, shift: int):
+    n, m = x.shape
+    assert n <= 32 and m <= 512 and 0 <= shift < 32
+    out = nl.ndarray((32, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    src = nl.ndarray((32, m), dtype=x.dtype, buffer=nl.sbuf)
+    dst = nl.ndarray((32, m), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.memset(dst=src, value=0.0)
+    nisa.memset(dst=dst, value=0.0)
+    nisa.dma_copy(dst=src[0:n, :], src=x)
+    mask = [255] * 32
+    for i in range(n):
+        mask[shift + i] = i  # expect: NKI101 warning
+    nisa.nc_stream_shuffle(dst=dst, src=src, shuffle_mask=mask)
+    nisa.dma_copy(dst=out, src=dst)
     return out
