@@ -110,6 +110,8 @@ CASES = {
                                 "sum_two_windows_of_tiles_too_wide": ([r(128, 1024)],),
                                 "copy_a_row_range_one_row_past_each_tile": ([r(384, 256), 200, 384],),
                                 "copy_rows_tiled_by_a_while_loop": ([r(300, 256)],),
+                                "tiles_appended_under_a_flag": ([r(300, 256), True],),
+                                "tiles_appended_under_a_flag_used_without_it": ([r(300, 256), False],),
                                 "copy_rows_tiled_by_a_while_loop_without_the_tail": ([r(320, 256)],),
                                 "outputs_taken_under_the_same_condition": ([r(128, 512), True],),
                                 "outputs_taken_without_asking": ([r(128, 512), False],),

@@ -1041,6 +1041,9 @@ class CallsMixin:
                     return items[k]
                 self._index_check(E.FALSE, f"index {k} is out of range for a sequence of length {n}", node)
                 raise V.PathAbort()
+            if n == 0:
+                self._index_check(E.FALSE, f"index {E.short(k)} of an empty sequence", node)
+                raise V.PathAbort()
             self._index_check(E.band(E.ge(k, -n), E.lt(k, n)), f"index {E.short(k)} of a sequence of length {n}", node)
             return self._select(k, items, node)
         if V.guarded(tail):

@@ -1000,6 +1000,7 @@ class ControlMixin:
                         base_attrs: dict, plan: dict, mark: Any) -> None:
         f = self.frame
         idx = E.floordiv(E.sub(var, start), step)
+        made = {info.sym for info in self.kb.symbols[mark.sizes[0]:]}  # (before the probes are replaced)
         probe_map: dict = {}
         finals: dict = {}
         steady: list = []
@@ -1050,6 +1051,12 @@ class ControlMixin:
             k = self.fresh_seq_var()
             loop_value = E.add(start, E.mul(k, step))
             seq = V.SymSeq(k, trip, self.subst_value(value, {var: loop_value}))
+            if isinstance(seq.elem, V.Guarded) and not E.free_syms(seq.elem.cond) & (made | {k, var}):
+                # appended under a condition the same in every iteration (a configuration's flag): the list is
+                # one of two lists, all the iterations' items or none, as after `if c: lst.append(...)`
+                whole = (list(items0), V.SymSeq(k, trip, seq.elem.value))
+                if self._split_list(seq.elem.cond, o, whole, (list(items0), None), (list(items0), None)):
+                    continue
             o.set_items(items0, seq)
         for o, inner in plan.get("nested", ()):
             # element v of the whole sequence: iteration v // L of this loop, element v % L of the inner one

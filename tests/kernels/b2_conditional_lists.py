@@ -236,3 +236,45 @@ def sum_two_windows_of_tiles_too_wide(x):
             nisa.tensor_copy(dst=acc[0:128, j * 256:(j + 1) * 256], src=window[j])  # expect: NKI501 error
     nisa.dma_copy(dst=out, src=acc[0:128, 0:512])
     return out
+
+
+@nki.jit
+def tiles_appended_under_a_flag(x, scale: bool):
+    # a symbolic loop appends to `scaled` only when the flag is set, the same in every iteration: after it the
+    # list is one of two lists, a tile per iteration or none, and the uses under the same flag index the first
+    n, m = x.shape
+    assert m <= 512
+    out = nl.ndarray((n, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    tiles = []
+    scaled = []
+    for _ in range((n + 127) // 128):
+        tiles.append(nl.ndarray((128, m), dtype=x.dtype, buffer=nl.sbuf))
+        if scale:
+            scaled.append(nl.ndarray((128, m), dtype=x.dtype, buffer=nl.sbuf))
+    for i in range((n + 127) // 128):
+        size = min(128, n - i * 128)
+        nisa.dma_copy(dst=tiles[i][:size, :], src=x[i * 128:i * 128 + size, :])
+        if scale:
+            nisa.tensor_scalar(dst=scaled[i][:size, :], data=tiles[i][:size, :], op0=nl.multiply, operand0=2.0)
+            nisa.dma_copy(dst=out[i * 128:i * 128 + size, :], src=scaled[i][:size, :])
+        else:
+            nisa.dma_copy(dst=out[i * 128:i * 128 + size, :], src=tiles[i][:size, :])
+    return out
+
+
+@nki.jit
+def tiles_appended_under_a_flag_used_without_it(x, scale: bool):
+    n, m = x.shape
+    assert m <= 512
+    out = nl.ndarray((n, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    tiles = []
+    scaled = []
+    for _ in range((n + 127) // 128):
+        tiles.append(nl.ndarray((128, m), dtype=x.dtype, buffer=nl.sbuf))
+        if scale:
+            scaled.append(nl.ndarray((128, m), dtype=x.dtype, buffer=nl.sbuf))
+    for i in range((n + 127) // 128):
+        size = min(128, n - i * 128)
+        nisa.dma_copy(dst=tiles[i][:size, :], src=x[i * 128:i * 128 + size, :])
+        nisa.tensor_copy(dst=scaled[i][:size, :], src=tiles[i][:size, :])  # expect: NKI101 warning
+    return out
