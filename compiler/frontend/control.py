@@ -959,6 +959,23 @@ class ControlMixin:
             if not progress:
                 return
 
+    def _simpler(self, e: E.Expr) -> E.Expr:
+        """`e` with one of its min, max or conditionals replaced by an operand, where the two are equal (the row a
+        chunked loop ends at, `min(128, n - 128*(t - 1)) + 128*(t - 1)` for t = ceil(n / 128) chunks, is n)."""
+        for _round in range(2):
+            if E.size(e) > 2 * STEADY_STEP_SIZE:
+                return e
+            for node in _choice_nodes(e)[:STEADY_STEP_CHOICES]:
+                simpler = [x for x in (_replace_node(e, node, c) for c in E.children(node) if isinstance(c, E.Expr))
+                           if E.size(x) < E.size(e)]
+                found = next((x for x in simpler if self.decide(E.eq(x, e)) is True), None)
+                if found is not None:
+                    e = found
+                    break
+            else:
+                return e
+        return e
+
     def _steady_step(self, now: Any, probe: E.Sym, x0: Any, probes: set, var: E.Sym, bounds: tuple, closed: dict,
                      nows: dict) -> E.IntLike | None:
         """The loop-invariant c when the value grows by c in every iteration but the last (an offset bumped by a
@@ -1037,7 +1054,7 @@ class ControlMixin:
         runs = E.decide(E.gt(trip, 0), self.kb.ranges) if steady else None
         for key, now, x0 in steady:
             # the last iteration's step, on the values it starts with (the other values' closed forms included)
-            at_last = E.substitute(E.substitute(E.lift(now), probe_map), {var: last_var})
+            at_last = self._simpler(E.substitute(E.substitute(E.lift(now), probe_map), {var: last_var}))
             finals[key] = E.lower(at_last if runs else E.ite(E.gt(trip, 0), at_last, x0))
         self.kb.substitute_since(mark, probe_map)
         if "guard" in plan:
