@@ -194,7 +194,7 @@ STEADY_STEP_CHOICES = 4  # of its min, max and conditionals, per replacement
 
 def _invariant_variants(d: E.Expr, varying: set, depth: int = 2) -> list:
     """`d` with one of its min, max or conditionals replaced by one of its operands, again up to `depth` times,
-    where the result mentions none of `varying` (the steps a steady value may take, see `_steady_step`).  None
+    where the result mentions none of `varying` (the steps a steady value may take, see `_steady_step`); none
     for a step too large to be a tile's size (each replacement rebuilds it)."""
     out: list = []
     if E.size(d) > STEADY_STEP_SIZE:
