@@ -29,6 +29,9 @@ class Side:
     base_unit: int = 0  # bytes per element of the tensor (0: unknown)
 
 
+UNKNOWN_COPY = "unknown copy"  # the kind of a side's copy of a value the front end could not determine
+
+
 def fresh(uids: Iterator[int], name: str, kind: str = "copy") -> E.Sym:
     """A new symbol numbered by the kernel analysis' counter (`KernelAnalysis.uids`)."""
     return E.Sym(name, next(uids), kind)
@@ -50,7 +53,7 @@ def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, i
     for s in per_side:
         # (a copy of a value the front end could not determine is one too: a finding on it is undecided)
         unknown = info.get(s) is not None and info[s].role == "unknown"
-        mapping[s] = fresh(uids, f"{getattr(s, 'name', 's')}{tag}", "unknown" if unknown else "copy")
+        mapping[s] = fresh(uids, f"{getattr(s, 'name', 's')}{tag}", UNKNOWN_COPY if unknown else "copy")
     iotas = list(ins.iotas) + [io for io in (op.access.iotas if op.access else ()) if io not in ins.iotas]
     if ins.mask != E.TRUE:
         # a Beta-1 mask on another operand's axis (`s[i_p, 0] = nisa.tensor_reduce(..., t[i_p, i_f],

@@ -28,7 +28,7 @@ from compiler import ir
 
 from ..diagnostics import ERROR, UNDECIDED, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
 from . import radix, rewrite
-from .accesses import conjuncts
+from .accesses import UNKNOWN_COPY, conjuncts
 from .solver import (FINE_POINTS_KEPT, QUANT_RLIMIT, QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context,
                      relevant)
 
@@ -739,7 +739,7 @@ class KernelAnalysis:
     def _undetermined(self, syms: set) -> list:
         """The values among `syms` the front end could not determine."""
         return [s for s in syms if self.info.get(s) is not None and self.info[s].role == "unknown"
-                or self.info.get(s) is None and getattr(s, "kind", None) == "unknown"]
+                or getattr(s, "kind", None) == UNKNOWN_COPY]
 
     def _violation(self, ob: Obligation, local: list, syms: set, v: Violated, lazy: list) -> Diagnostic | None:
         """`lazy`: the allocation facts on the goal's inputs (`self.lazy`), facts on admissible inputs too."""
