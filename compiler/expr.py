@@ -969,6 +969,19 @@ def ite_conditions(e: AnyExpr, products: bool = False) -> list:
     return out
 
 
+def replace_nodes(e: AnyExpr, table: Mapping, memo: dict | None = None) -> AnyExpr:
+    """`e` with the sub-expressions of `table` replaced by their values (each rebuilt by the canonicalising
+    constructors)."""
+    memo = {} if memo is None else memo
+    hit = table.get(e)
+    if hit is not None:
+        return hit
+    r = memo.get(e)
+    if r is None:
+        r = memo[e] = _rebuild(e, lambda x: replace_nodes(x, table, memo)) if children(e) else e
+    return r
+
+
 def settle(e: AnyExpr, cond: "BExpr", value: bool) -> AnyExpr:
     """`e` where `cond` has the truth value `value`: each conditional on it replaced by its branch, and each
     occurrence of it as a boolean by the constant."""

@@ -11,7 +11,7 @@ limit) or analysed with the carried values unknown (reported as NKI902).
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .. import expr as E
 from .. import ir
@@ -207,32 +207,27 @@ def _invariant_variants(d: E.Expr, varying: set, depth: int = 2) -> list:
             return
         if left == 0 or len(out) >= 6:
             return
-        for node in _choice_nodes(e)[:STEADY_STEP_CHOICES]:
-            for c in E.children(node):
-                if isinstance(c, E.Expr):
-                    go(_replace_node(e, node, c), left - 1)
+        for x in _one_choice_taken(e):
+            go(x, left - 1)
 
     go(d, depth)
     return out
 
 
-def _choice_nodes(e: E.Expr) -> list:
-    out: list = []
+def _one_choice_taken(e: E.Expr) -> Iterator[E.Expr]:
+    """`e` with one of its min, max or conditionals (the first STEADY_STEP_CHOICES found) replaced by one of its
+    operands, each in turn."""
+    nodes: list = []
     stack = [e]
-    while stack:
+    while stack and len(nodes) < STEADY_STEP_CHOICES:
         x = stack.pop()
-        if isinstance(x, (E.Min, E.Max, E.Ite)) and x not in out:
-            out.append(x)
+        if isinstance(x, (E.Min, E.Max, E.Ite)) and x not in nodes:
+            nodes.append(x)
         stack.extend(c for c in E.children(x) if isinstance(c, E.Expr))
-    return out
-
-
-def _replace_node(e: E.AnyExpr, node: E.Expr, new: E.Expr) -> E.AnyExpr:
-    if e == node:
-        return new
-    if not E.children(e):
-        return e
-    return E._rebuild(e, lambda c: _replace_node(c, node, new))
+    for node in nodes:
+        for c in E.children(node):
+            if isinstance(c, E.Expr):
+                yield E.replace_nodes(e, {node: c})
 
 
 def _pure_integer_updates(body: list, names: set) -> bool:
@@ -801,6 +796,7 @@ class ControlMixin:
         verdict = self._judge_pass(var, probes, track, t, env0, base_attrs, widen,
                                    (start, stop, step, trip, made, guards[0] if guards else None))
         if verdict[0] == "ok":
+            verdict[1]["made"] = made
             if guards:
                 verdict[1]["guard"] = (guards[0], st)
             self._commit_summary(var, start, step, trip, assigned | targets, env0, probes, base_attrs, verdict[1],
@@ -965,15 +961,11 @@ class ControlMixin:
         for _round in range(2):
             if E.size(e) > 2 * STEADY_STEP_SIZE:
                 return e
-            for node in _choice_nodes(e)[:STEADY_STEP_CHOICES]:
-                simpler = [x for x in (_replace_node(e, node, c) for c in E.children(node) if isinstance(c, E.Expr))
-                           if E.size(x) < E.size(e)]
-                found = next((x for x in simpler if self.decide(E.eq(x, e)) is True), None)
-                if found is not None:
-                    e = found
-                    break
-            else:
+            found = next((x for x in _one_choice_taken(e) if E.size(x) < E.size(e)
+                          and self.decide(E.eq(x, e)) is True), None)
+            if found is None:
                 return e
+            e = found
         return e
 
     def _steady_step(self, now: Any, probe: E.Sym, x0: Any, probes: set, var: E.Sym, bounds: tuple, closed: dict,
@@ -1017,7 +1009,6 @@ class ControlMixin:
                         base_attrs: dict, plan: dict, mark: Any) -> None:
         f = self.frame
         idx = E.floordiv(E.sub(var, start), step)
-        made = {info.sym for info in self.kb.symbols[mark.sizes[0]:]}  # (before the probes are replaced)
         probe_map: dict = {}
         finals: dict = {}
         steady: list = []
@@ -1068,7 +1059,7 @@ class ControlMixin:
             k = self.fresh_seq_var()
             loop_value = E.add(start, E.mul(k, step))
             seq = V.SymSeq(k, trip, self.subst_value(value, {var: loop_value}))
-            if isinstance(seq.elem, V.Guarded) and not E.free_syms(seq.elem.cond) & (made | {k, var}):
+            if isinstance(seq.elem, V.Guarded) and not E.free_syms(seq.elem.cond) & (plan["made"] | {k, var}):
                 # appended under a condition the same in every iteration (a configuration's flag): the list is
                 # one of two lists, all the iterations' items or none, as after `if c: lst.append(...)`
                 whole = (list(items0), V.SymSeq(k, trip, seq.elem.value))

@@ -9,7 +9,7 @@ loops, input shapes) stay as they are.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from compiler import expr as E
 from compiler import ir
@@ -35,6 +35,12 @@ UNKNOWN_COPY = "unknown copy"  # the kind of a side's copy of a value the front 
 def fresh(uids: Iterator[int], name: str, kind: str = "copy") -> E.Sym:
     """A new symbol numbered by the kernel analysis' counter (`KernelAnalysis.uids`)."""
     return E.Sym(name, next(uids), kind)
+
+
+def iteration_syms(loops: dict, lids: Iterable[int]) -> set:
+    """The symbols each iteration of these loops (ids into `loops`) has its own of: their indices, and the values
+    they change in a way not followed (ir.Loop.carried)."""
+    return {s for lid in lids if lid in loops for s in (loops[lid].var, *loops[lid].carried)}
 
 
 def loop_facts(lp: ir.Loop, var: E.Expr) -> list:

@@ -18,7 +18,7 @@ from compiler import ir
 from compiler.spec.isa import REORDERABLE_OPS
 
 from ..diagnostics import Fix, Note, TextEdit
-from .accesses import covers_whole, inner_loops, same_element, side
+from .accesses import covers_whole, inner_loops, iteration_syms, same_element, side
 from .bounds import runtime_syms
 from .engine import KernelAnalysis, Obligation, location
 
@@ -172,9 +172,8 @@ def _pair_obligation(ka: KernelAnalysis, lp: ir.Loop, t: ir.Tensor, a: tuple, b:
     k = ka.k
     loops = {x.id: x for x in k.loops}
     (_, ia, oa), (_, ib, ob) = a, b
-    # (and the values those loops change in a way not followed: each iteration has its own)
-    per_a = {s for lid in inner_loops(k, ia, lp.id) for s in (loops[lid].var, *loops[lid].carried)}
-    per_b = {s for lid in inner_loops(k, ib, lp.id) for s in (loops[lid].var, *loops[lid].carried)}
+    per_a = iteration_syms(loops, inner_loops(k, ia, lp.id))
+    per_b = iteration_syms(loops, inner_loops(k, ib, lp.id))
     # a value read at run time inside the loop (an index loaded per iteration) is its own in each iteration:
     # both may hold anything the reads allow, equal or not
     runtime = _runtime_in(ka, oa.access) + _runtime_in(ka, ob.access)

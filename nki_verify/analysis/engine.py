@@ -502,7 +502,8 @@ class KernelAnalysis:
             return False
         for picked in itertools.product(*(values for _, values in choices)):
             table = {node: E.const(v) for (node, _), v in zip(choices, picked)}
-            g, there = (goal, local) if not table else (_replaced(goal, table), [_replaced(f, table) for f in local])
+            g, there = (goal, local) if not table else (E.replace_nodes(goal, table),
+                                                        [E.replace_nodes(f, table) for f in local])
             if g == E.TRUE:
                 continue
             if not all(self.prover.proves_case(g, there, {s: E.const(v) for (s, _), v in zip(small, values)}, rlimit)
@@ -1016,18 +1017,6 @@ def _branch_values(x: E.Expr) -> set | None:
         a, b = _branch_values(x.a), _branch_values(x.b)
         return None if a is None or b is None else a | b
     return None
-
-
-def _replaced(e: E.AnyExpr, table: dict, memo: dict | None = None) -> E.AnyExpr:
-    """`e` with the sub-expressions of `table` replaced by their values."""
-    memo = {} if memo is None else memo
-    hit = table.get(e)
-    if hit is not None:
-        return hit
-    r = memo.get(e)
-    if r is None:
-        r = memo[e] = E._rebuild(e, lambda x: _replaced(x, table, memo)) if E.children(e) else e
-    return r
 
 
 def by_intervals(goal: E.BExpr, ranges: dict, bounds: dict) -> tuple:

@@ -14,7 +14,7 @@ from compiler import expr as E
 from compiler import ir
 
 from ..diagnostics import Note
-from .accesses import same_element, shared_loops, side
+from .accesses import iteration_syms, same_element, shared_loops, side
 from .engine import KernelAnalysis, Obligation, location
 
 BARRIER = "isa.core_barrier"
@@ -192,8 +192,8 @@ def _pair(ka: KernelAnalysis, pids: list, barriers: list, a: tuple, b: tuple, at
     k = ka.k
     loops = {lp.id: lp for lp in k.loops}
     (_, ia, oa), (_, ib, ob) = a, b
-    per_a = set(pids) | {s for lid in ia.ctx.loops if lid in loops for s in (loops[lid].var, *loops[lid].carried)}
-    per_b = set(pids) | {s for lid in ib.ctx.loops if lid in loops for s in (loops[lid].var, *loops[lid].carried)}
+    per_a = set(pids) | iteration_syms(loops, ia.ctx.loops)
+    per_b = set(pids) | iteration_syms(loops, ib.ctx.loops)
     sa = side(k, ia, oa, "_p", per_a, ka.info, ka.uids)
     sb = side(k, ib, ob, "_q", per_b, ka.info, ka.uids)
     facts = list(sa.facts) + list(sb.facts)
