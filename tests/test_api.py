@@ -1509,6 +1509,34 @@ def test_a_conditional_of_numbers_is_split_into_its_values() -> None:
     assert not ka._by_cases(E.le(E.mul(E.floordiv(E.add(n, 3), f), f), n), [E.ge(n, 1)], ka.ranges, 10_000)
 
 
+def test_a_program_id_in_the_facts_is_split_into_its_values() -> None:
+    """An uneven LNC shard (core 0 takes the first 13/20 of the tiles, core 1 the rest) bounds a pipelined loop
+    by products of the program id and the tile count: the goal `g + 2 < tiles` is linear, its facts are not.
+    One case per value of the program id leaves the facts linear, and the goal follows in each; a goal that
+    fails for core 1 is not proved."""
+    from compiler import expr as E
+    from compiler import ir
+    from nki_verify.analysis.engine import KernelAnalysis
+
+    n, pid, g = E.Sym("n", 1), E.Sym("pid", 2), E.Sym("g", 3)
+    span = ir.Span("k.py", 1, 1, 1, 2)
+    kernel = ir.Kernel("k", "k.py", span, ir.B2, "standalone", ("x",),
+                       (ir.SymInfo(n, "shape", "n", E.Const(1), None),
+                        ir.SymInfo(pid, "pid", "program_id(0)", E.Const(0), E.Const(2)),
+                        ir.SymInfo(g, "loop", "g", None, None)),
+                       (), (), (), (), (), (), None, "trn2")
+    ka = KernelAnalysis(kernel, 1000)
+    tiles = E.floordiv(E.add(n, 127), 128)
+    first = E.floordiv(E.mul(13, tiles), 20)
+    start = E.mul(pid, first)
+    end = E.add(start, first, E.mul(pid, E.sub(tiles, E.mul(2, first))))
+    local = [E.le(start, g), E.lt(E.add(g, 2), end)]
+    assert ka._by_cases(E.lt(E.add(g, 2), tiles), local, ka.ranges, 10_000)
+    assert not ka._by_cases(E.lt(E.add(g, 3), tiles), local, ka.ranges, 10_000)
+    # without the program id's range there is nothing to split on
+    assert not ka._by_cases(E.lt(E.add(g, 2), tiles), local, {}, 10_000)
+
+
 def test_a_check_undecided_in_one_context_and_found_in_another_is_shown_once() -> None:
     """A helper's check left undecided in one launch context (NKI901) and shown as a finding in another is one
     diagnostic, the finding; an undecided check with no finding at that place stays, and so does another

@@ -160,6 +160,7 @@ class KernelAnalysis:
         self._point_evals: dict = {}  # id of a fine point -> (it, {fact: whether it holds there})
         self._base_rules: dict | None = None
         self._base_atoms: set | None = None  # the conjuncts of the kernel's facts (see _lazy_on)
+        self._nonlinear_memo: dict = {}  # expression -> whether it multiplies or divides unknowns
 
     def impossible(self) -> Diagnostic | None:
         """NKI901 when the kernel's own conditions (asserts, raise guards, launch shapes) hold for no input at
@@ -472,14 +473,14 @@ class KernelAnalysis:
         finally:
             self.bound_queries += self.prover.queries - before
 
-    def _by_cases(self, goal: E.BExpr, local: list, ranges: dict, rlimit: int) -> bool:
+    def _by_cases(self, goal: E.BExpr, local: list, ranges: dict, rlimit: int, facts_too: bool = True) -> bool:
         """Proved once per value of the goal's symbols that take only a few (an LNC launch's program_ndim() in
         0..2, grid[0] in 1..2, program_id(0) in 0..1; an index over two halves): with each fixed, a product by
         it (`(H // num_programs) * program_id`) is linear, and the solver settles what it gave up on.  The values
         come from the symbols' ranges, so the cases cover every input; a case whose value the kernel's facts
         exclude is proved at once."""
         if not rewrite.nonlinear(goal):
-            return False
+            return facts_too and self._by_fact_cases(goal, local, ranges, rlimit)
         small: list = []
         cases = 1
         for s in sorted((x for x in E.free_syms(goal) if isinstance(x, E.Sym)), key=lambda x: x.key):
@@ -499,7 +500,7 @@ class KernelAnalysis:
                 choices.append((node, values))
                 cases *= len(values)
         if not small and not choices:
-            return False
+            return facts_too and self._by_fact_cases(goal, local, ranges, rlimit)
         for picked in itertools.product(*(values for _, values in choices)):
             table = {node: E.const(v) for (node, _), v in zip(choices, picked)}
             g, there = (goal, local) if not table else (E.replace_nodes(goal, table),
@@ -508,6 +509,42 @@ class KernelAnalysis:
                 continue
             if not all(self.prover.proves_case(g, there, {s: E.const(v) for (s, _), v in zip(small, values)}, rlimit)
                        for values in itertools.product(*(r for _, r in small))):
+                return False
+        return True
+
+    def _by_fact_cases(self, goal: E.BExpr, local: list, ranges: dict, rlimit: int) -> bool:
+        """Proved once per value of the symbols with a few values in the goal's facts, not in the goal itself
+        (a program id and the grid of an LNC launch in a shard's bounds `grp < n * pid + a - a * pid`): with each
+        fixed, the products by it in the facts are linear, and the goal follows from the facts that are linear
+        then.  The values come from the symbols' ranges, so the cases cover every input."""
+        syms = set(E.free_syms(goal))
+        for f in local:
+            syms |= E.free_syms(f)
+        facts = [g for f in local + relevant(syms, self.base) if f != E.TRUE
+                 for g in (f.args if isinstance(f, E.BAnd) else (f,))]
+        memo = self._nonlinear_memo
+        if not any(rewrite.nonlinear(f, memo) for f in facts):
+            return False
+        small: list = []
+        cases = 1
+        seen: set = set()
+        for f in facts:
+            if not rewrite.nonlinear(f, memo):
+                continue
+            for s in sorted((x for x in E.free_syms(f) if isinstance(x, E.Sym) and x not in seen), key=lambda x: x.key):
+                seen.add(s)
+                iv = ranges.get(s)
+                if iv is None or iv.lo is None or iv.hi is None:
+                    continue
+                width = iv.hi - iv.lo + 1
+                if 1 < width and cases * width <= CASE_SPLIT_LIMIT:
+                    small.append((s, range(iv.lo, iv.hi + 1)))
+                    cases *= width
+        if not small:
+            return False
+        for values in itertools.product(*(r for _, r in small)):
+            case = {s: E.const(v) for (s, _), v in zip(small, values)}
+            if not self.prover.proves_linear_case(goal, facts, case, rlimit, memo):
                 return False
         return True
 
@@ -618,7 +655,7 @@ class KernelAnalysis:
         # of its symbols that take a few), where the solver is lost among a large kernel's facts
         if isinstance(verdict, Unknown) and not again and (
                 self.prover.proves_narrowly(ob.goal, local + self._lazy_on(ob.goal, local), QUIET_RLIMIT)
-                or self._by_cases(ob.goal, local, ranges, QUIET_RLIMIT)):
+                or self._by_cases(ob.goal, local, ranges, QUIET_RLIMIT, facts_too=not spent)):
             self.stats.by_cases += 1
             return None
         if isinstance(verdict, Unknown) and not ob.quiet_unknown:
