@@ -22,6 +22,25 @@ IntLike = Union[int, "Expr"]
 Bound = Optional[int]  # None = unbounded
 
 
+# One key object per expression value, keyed by hash (see `_canonical`).  Emptied with the memo as an analysis
+# starts when it holds more than _KEYS_LIMIT keys.
+_KEYS: dict = {}
+_KEYS_LIMIT = 2_000_000
+
+
+def _canonical(key: tuple, h: int) -> tuple:
+    """The key object every expression equal to this one holds.  A key nests its children's keys, so comparing two
+    copies of a large expression compared their trees element by element, the sub-terms they share as often as
+    they are reached (a walk of the DAG as a tree: minutes on nki-library's attention_block_tkg).  With one object
+    per value, the children of a new key are already the canonical objects, this comparison stops at them (the
+    same object), and so does every later comparison of two equal expressions.  (A hash collision keeps the key.)"""
+    got = _KEYS.get(h)
+    if got is None:
+        _KEYS[h] = key
+        return key
+    return got if got is key or got == key else key
+
+
 class Expr:
     """An integer-valued expression."""
 
@@ -31,8 +50,8 @@ class Expr:
         # `h` is the key with each sub-expression's key replaced by its hash: hashing it is constant work (a
         # nested key would be hashed whole), and holds no strings, so hashes, and the iteration order of sets
         # of symbols, are the same in every process (PYTHONHASHSEED)
-        self._key = key
         self._hash = hash(h)
+        self._key = _canonical(key, self._hash)
         self._syms: frozenset | None = None
         self._size = 0
 
@@ -149,8 +168,8 @@ class BExpr:
     __slots__ = ("_hash", "_key", "_syms", "_size")
 
     def _init(self, key: tuple, h: tuple) -> None:
-        self._key = key  # (see Expr._init)
-        self._hash = hash(h)
+        self._hash = hash(h)  # (see Expr._init)
+        self._key = _canonical(key, self._hash)
         self._syms: frozenset | None = None
         self._size = 0
 
@@ -360,6 +379,8 @@ def start_analysis() -> None:
     one process, ran for more than ten minutes instead of 52 s.)"""
     if len(_MEMO) > _MEMO_LIMIT // 2:
         _MEMO.clear()
+    if len(_KEYS) > _KEYS_LIMIT:
+        _KEYS.clear()
 
 
 @_memo

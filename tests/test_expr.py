@@ -271,3 +271,23 @@ def test_a_long_conjunction_and_a_few_more_conditions_is_the_conjunction_of_all(
     whole = sorted(set(flat), key=lambda b: b._key)
     got = E.band(*args)
     assert (got.args if isinstance(got, E.BAnd) else (got,)) == tuple(whole)
+
+
+def test_equal_expressions_built_apart_share_one_key() -> None:
+    """Two copies of an expression built node by node without the constructors' memo (as after the memo is
+    emptied, or by two routes) hold the same key object at every level, so that comparing them stops at the
+    first level instead of walking the sub-terms they share as a tree; unequal expressions keep their own."""
+    n, k = E.Sym("n", 1), E.Sym("k", 2)
+
+    def build(depth: int) -> E.Expr:
+        x: E.Expr = E.Lin(((n, 1), (k, 2)), 3)
+        for i in range(depth):
+            c = E.Cmp(E.LE, E.Lin(((x, 1),), -i))
+            x = E.Ite(c, E.Mul((x, n)), E.Lin(((x, 1),), i))  # each level reaches the one below three times
+        return x
+
+    a, b = build(12), build(12)
+    assert a is not b and a == b and a.key is b.key
+    assert a.a.key is b.a.key and a.cond.key is b.cond.key
+    c = build(13)
+    assert c != a and c.key is not a.key
