@@ -305,6 +305,11 @@ CASES = {
                             "read_at_the_end_after_the_loop": ([r(300, 64)],),
                             "read_the_last_row_after_the_loop": ([r(300, 64)],),
                             "gap_after_every_tile": ([r(300, 64)],), "sizes_that_alternate": ([r(4096, 64)],)},
+    "b2_invariant_branches.py": {"bias_shared_or_streamed": ([r(384, 256), r(384, 256)],),
+                                 "bias_streamed_one_row_late": ([r(256, 128), r(256, 128)],),
+                                 "bias_buffer_index_past_the_streamed_list": ([r(384, 128), r(384, 128)],),
+                                 "batches_doubled_when_wide": ([r(2, 300, 384)],),
+                                 "batches_doubled_without_asking": ([r(2, 300, 256)],)},
     "b2_while_chunks.py": {"copy_in_chunks": ([r(300, 64)],), "sum_in_chunks_from_an_offset": ([r(300, 64), 100],),
                            "reads_whole_tiles": ([r(300, 64)],), "reads_the_row_after_the_last": ([r(300, 64)],),
                            "reads_the_last_row": ([r(300, 64)],)},
@@ -536,3 +541,16 @@ def test_beta1_gather_by_an_index_tile_matches_numpy() -> None:
     table, idx = r(128, 512), np.random.default_rng(3).integers(0, 128, size=(64, 1)).astype(np.int32)
     out = device.run(os.path.join(KERNELS, "b1_dynamic_index.py"), table, idx, kernel="gather_rows")
     np.testing.assert_array_equal(out, table[idx[:, 0]])
+
+
+def test_loop_invariant_branches_match_numpy() -> None:
+    """b2_invariant_branches.py's good kernels on both sides of their loop-invariant conditions: one block of bias
+    loaded before the loop for every row tile, or one block per row tile loaded in each iteration."""
+    path = os.path.join(KERNELS, "b2_invariant_branches.py")
+    x, shared, streamed = r(384, 256), r(128, 256), r(384, 256)
+    np.testing.assert_array_equal(device.run(path, x, shared, kernel="bias_shared_or_streamed"),
+                                  x + np.tile(shared, (3, 1)))
+    np.testing.assert_array_equal(device.run(path, x, streamed, kernel="bias_shared_or_streamed"), x + streamed)
+    y = r(2, 300, 384), r(2, 300, 256)
+    for z, factor in zip(y, (2, 1)):
+        np.testing.assert_array_equal(device.run(path, z, kernel="batches_doubled_when_wide"), z * factor)

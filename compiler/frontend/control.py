@@ -46,11 +46,17 @@ class NoFallthrough(Exception):
 
 
 class LoopTrack:
-    __slots__ = ("frame", "assigned", "written", "carried", "reads", "appended")
+    __slots__ = ("frame", "assigned", "written", "carried", "reads", "appended", "first_sym", "probes", "epoch")
 
-    def __init__(self, frame: Any, assigned: set) -> None:
+    def __init__(self, frame: Any, assigned: set, first_sym: int = 0, probes: frozenset = frozenset(),
+                 epoch: int = 0) -> None:
         self.frame = frame
         self.assigned = assigned
+        self.epoch = epoch  # the heap's epoch when the pass began: a mutable of this epoch or later is the pass's own
+        # the symbols the loop makes from here on (its index, per-iteration values) and its probes: a condition
+        # over none of them is the same in every iteration
+        self.first_sym = first_sym
+        self.probes = probes
         self.written: set = set()
         self.carried: set = set()
         self.reads: set = set()  # ids of lists read (indexed, measured, iterated) during the pass
@@ -343,7 +349,7 @@ class ControlMixin:
         f.locals.update(env0)
         b2 = self._run_branch(E.bnot(c), orelse)
         if written0:
-            self._carried_through_branch(env0, b1, b2, written0, body, orelse)
+            self._carried_through_branch(c, env0, b1, b2, written0, body, orelse)
         if b1.ft == E.FALSE and b2.ft == E.FALSE:
             raise NoFallthrough()
         if b1.ft == E.FALSE:
@@ -360,12 +366,19 @@ class ControlMixin:
         self._merge_branches(c, b1, b2)
         self._narrow(E.bor(b1.ft, b2.ft))
 
-    def _carried_through_branch(self, env0: dict, b1: Branch, b2: Branch, written0: list, body: Any,
+    def _carried_through_branch(self, c: E.BExpr, env0: dict, b1: Branch, b2: Branch, written0: list, body: Any,
                                 orelse: Any) -> None:
         """A name one side assigns and the other leaves as it was (`if rows > 0: wrote = True` in a loop body),
         and that the function reads outside this branch: after the branch it may hold what the previous
-        iteration left, so the loop carries it, as if read.  (A temporary only the branch itself reads is not.)"""
+        iteration left, so the loop carries it, as if read.  (A temporary only the branch itself reads is not.)
+        Not for a loop whose iterations all take the same side (`if not prefetched: bufs = [...]`, the condition
+        over none of the loop's symbols): on one side every iteration assigns the name, on the other none does,
+        so no iteration sees what an earlier one left (a read before the assignment is tracked as such)."""
         fn = self.frame.func.node if self.frame.func is not None else None
+        syms = E.free_syms(c)
+        written0 = [(tr, written) for tr, written in written0 if self._varies_in(syms, tr)]
+        if not written0:
+            return
         for name, v0 in env0.items():
             kept1, kept2 = b1.env.get(name, V.MISSING) is v0, b2.env.get(name, V.MISSING) is v0
             if kept1 == kept2:
@@ -377,6 +390,13 @@ class ControlMixin:
             if _loads(fn).get(name, 0) > inside:
                 for tr in loops:
                     tr.carried.add(name)
+
+    def _varies_in(self, syms: set, tr: LoopTrack) -> bool:
+        """Does a condition over `syms` change from one iteration of the loop `tr` tracks to the next?"""
+        if syms & tr.probes:
+            return True
+        made = self.kb.symbols[tr.first_sym:]
+        return any(info.sym in syms for info in made)
 
     def _narrow(self, cond: E.BExpr) -> None:
         if cond != E.TRUE:
@@ -477,10 +497,12 @@ class ControlMixin:
         (a dict) or an object's attributes (an Instance).  None when something else can reach it (an item of a
         list, a tuple, a closure value, a pending return value, a module's global), or when a loop the verifier
         is following could see the change: a loop of the frame whose variable it would be, or any loop for an
-        attribute."""
+        attribute.  (A list the current iteration of every loop followed made, `tiles = []` in the body, no
+        iteration sees from another but through a variable, whose value each loop judges as any other.)"""
         slots: dict = {}
         seen: set = set()
-        looping = {id(tr.frame) for tr in self.loop_tracks}
+        fresh = all(obj.epoch >= tr.epoch for tr in self.loop_tracks)
+        looping = set() if fresh else {id(tr.frame) for tr in self.loop_tracks}
         stack: list = []  # (value, holder or None, key)
         for fr in self.frames:
             writable = id(fr) not in looping
@@ -772,7 +794,7 @@ class ControlMixin:
         f = self.frame
         mark = self.kb.mark()
         t = self.heap.begin()
-        track = LoopTrack(f, assigned)
+        track = LoopTrack(f, assigned, mark.sizes[0], frozenset(probes.values()), t.epoch)
         base_attrs = {}
         for key, p in probes.items():
             if key[0] == "name":
