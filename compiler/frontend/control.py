@@ -48,8 +48,7 @@ class NoFallthrough(Exception):
 class LoopTrack:
     __slots__ = ("frame", "assigned", "written", "carried", "reads", "appended", "first_sym", "probes", "epoch")
 
-    def __init__(self, frame: Any, assigned: set, first_sym: int = 0, probes: frozenset = frozenset(),
-                 epoch: int = 0) -> None:
+    def __init__(self, frame: Any, assigned: set, first_sym: int, probes: frozenset, epoch: int) -> None:
         self.frame = frame
         self.assigned = assigned
         self.epoch = epoch  # the heap's epoch when the pass began: a mutable of this epoch or later is the pass's own

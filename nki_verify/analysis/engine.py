@@ -160,7 +160,6 @@ class KernelAnalysis:
         self._point_evals: dict = {}  # id of a fine point -> (it, {fact: whether it holds there})
         self._base_rules: dict | None = None
         self._base_atoms: set | None = None  # the conjuncts of the kernel's facts (see _lazy_on)
-        self._nonlinear_memo: dict = {}  # expression -> whether it multiplies or divides unknowns
 
     def impossible(self) -> Diagnostic | None:
         """NKI901 when the kernel's own conditions (asserts, raise guards, launch shapes) hold for no input at
@@ -481,16 +480,8 @@ class KernelAnalysis:
         exclude is proved at once."""
         if not rewrite.nonlinear(goal):
             return facts_too and self._by_fact_cases(goal, local, ranges, rlimit)
-        small: list = []
-        cases = 1
-        for s in sorted((x for x in E.free_syms(goal) if isinstance(x, E.Sym)), key=lambda x: x.key):
-            iv = ranges.get(s)
-            if iv is None or iv.lo is None or iv.hi is None:
-                continue
-            width = iv.hi - iv.lo + 1
-            if 1 < width and cases * width <= CASE_SPLIT_LIMIT:
-                small.append((s, range(iv.lo, iv.hi + 1)))
-                cases *= width
+        small, cases = _few_valued(sorted((x for x in E.free_syms(goal) if isinstance(x, E.Sym)), key=lambda x: x.key),
+                                   ranges)
         # a conditional whose branches are all numbers (a tile factor chosen by a degree, `2 if tp == 4 else (4
         # if tp == 64 else 1)`) takes one of a few values whatever the input: one case per value, the conditional
         # replaced by it in the goal and the node's facts (each input is in one of the cases)
@@ -522,29 +513,17 @@ class KernelAnalysis:
             syms |= E.free_syms(f)
         facts = [g for f in local + relevant(syms, self.base) if f != E.TRUE
                  for g in (f.args if isinstance(f, E.BAnd) else (f,))]
-        memo = self._nonlinear_memo
-        if not any(rewrite.nonlinear(f, memo) for f in facts):
-            return False
-        small: list = []
-        cases = 1
-        seen: set = set()
-        for f in facts:
-            if not rewrite.nonlinear(f, memo):
-                continue
-            for s in sorted((x for x in E.free_syms(f) if isinstance(x, E.Sym) and x not in seen), key=lambda x: x.key):
-                seen.add(s)
-                iv = ranges.get(s)
-                if iv is None or iv.lo is None or iv.hi is None:
-                    continue
-                width = iv.hi - iv.lo + 1
-                if 1 < width and cases * width <= CASE_SPLIT_LIMIT:
-                    small.append((s, range(iv.lo, iv.hi + 1)))
-                    cases *= width
+        memo = self.prover.nonlinear_memo
+        # the symbols of the non-linear facts, fact by fact (each in order), the first time each is met
+        syms = list(dict.fromkeys(x for f in facts if rewrite.nonlinear(f, memo)
+                                  for x in sorted((y for y in E.free_syms(f) if isinstance(y, E.Sym)),
+                                                  key=lambda y: y.key)))
+        small, _ = _few_valued(syms, ranges)
         if not small:
             return False
         for values in itertools.product(*(r for _, r in small)):
             case = {s: E.const(v) for (s, _), v in zip(small, values)}
-            if not self.prover.proves_linear_case(goal, facts, case, rlimit, memo):
+            if not self.prover.proves_case(goal, facts, case, rlimit, linear=True):
                 return False
         return True
 
@@ -1022,6 +1001,23 @@ def _follows_from_conjuncts(goal: E.BExpr, facts: list) -> bool:
         elif key not in least or least[key] < k:  # e + k <= 0 follows from e + k' <= 0 with k' >= k
             return False
     return True
+
+
+def _few_valued(syms: list, ranges: dict) -> tuple:
+    """([(symbol, its values)], number of cases): the symbols of `syms`, in order, whose ranges hold a few values,
+    as long as the product of their counts stays within CASE_SPLIT_LIMIT (a symbol that would pass it is left
+    out, a later smaller one may still fit)."""
+    small: list = []
+    cases = 1
+    for s in syms:
+        iv = ranges.get(s)
+        if iv is None or iv.lo is None or iv.hi is None:
+            continue
+        width = iv.hi - iv.lo + 1
+        if 1 < width and cases * width <= CASE_SPLIT_LIMIT:
+            small.append((s, range(iv.lo, iv.hi + 1)))
+            cases *= width
+    return small, cases
 
 
 def _constant_conditionals(e: E.AnyExpr, most: int = 4) -> list:

@@ -581,7 +581,7 @@ class Prover:
         # kernel of the file or an earlier edit of the buffer (the caller decides how long a cache lives)
         self.cache = cache if cache is not None else {}
         self._multiples_memos: dict = {}  # see as_multiples
-        self._nonlinear_memo: dict = {}  # sub-expression -> whether it multiplies unknowns (rewrite.nonlinear)
+        self.nonlinear_memo: dict = {}  # sub-expression -> whether it multiplies unknowns (rewrite.nonlinear)
         self._own_visits: dict = {}  # expression -> (its own visits, their weights: see _weights)
 
     def _key(self, kind: str, exprs: list, ordered: Iterable = ()) -> tuple:
@@ -688,54 +688,31 @@ class Prover:
         self.cache[exact] = out
         return out
 
-    def proves_case(self, goal: E.BExpr, facts: list, case: dict, rlimit: int = RLIMIT) -> bool:
+    def proves_case(self, goal: E.BExpr, facts: list, case: dict, rlimit: int = RLIMIT, linear: bool = False) -> bool:
         """Does the goal hold where the symbols of `case` take its values, by the facts over the goal's own
         symbols (see _narrow_proof)?  The values are substituted into the goal and those facts, so that the
         products and conditionals they fix (`(H // grid[0]) * program_id(0)` for grid[0] = 2) leave the question
-        linear, not only constrained."""
+        linear, not only constrained.  `linear`: by those of `facts` (conjuncts, the kernel's among them) that are
+        linear once the values are substituted, whatever their symbols.  Fewer hypotheses prove less, but a
+        proof from them stands."""
         import time
 
-        exact = ("case=", goal, tuple(facts), tuple(sorted(case.items(), key=lambda kv: kv[0].key)),
-                 tuple(self.base), rlimit)
+        case_key = tuple(sorted(case.items(), key=lambda kv: kv[0].key))
+        exact = ("linear case=", goal, tuple(facts), case_key, rlimit) if linear else \
+            ("case=", goal, tuple(facts), case_key, tuple(self.base), rlimit)
         hit = self.cache.get(exact)
         if hit is not None:
             self.cache_hits += 1
             return hit
-        own = E.free_syms(goal)
-        keep = [E.substitute(f, case) for f in list(facts) + self.base if f != E.TRUE and E.free_syms(f) <= own]
-        keep = [f for f in keep if f != E.TRUE]
+        if linear:
+            chosen = list(facts)
+        else:
+            own = E.free_syms(goal)
+            chosen = [f for f in list(facts) + self.base if f != E.TRUE and E.free_syms(f) <= own]
+        keep = [E.substitute(f, case) for f in chosen]
+        keep = [f for f in keep if f != E.TRUE and not (linear and f != E.FALSE and nonlinear(f, self.nonlinear_memo))]
         g = E.substitute(goal, case)
         if g == E.TRUE or any(f == E.FALSE for f in keep):
-            out = True
-        else:
-            t0 = time.perf_counter()
-            try:
-                out = self._unsat(keep, g, rlimit)
-            finally:
-                self.seconds += time.perf_counter() - t0
-        self.cache[exact] = out
-        return out
-
-    def proves_linear_case(self, goal: E.BExpr, facts: list, case: dict, rlimit: int, memo: dict) -> bool:
-        """Does the goal hold where the symbols of `case` take its values, by the facts (conjuncts) that are
-        linear once the values are substituted?  Fewer hypotheses prove less, but a proof from them stands."""
-        import time
-
-        exact = ("linear case=", goal, tuple(facts), tuple(sorted(case.items(), key=lambda kv: kv[0].key)), rlimit)
-        hit = self.cache.get(exact)
-        if hit is not None:
-            self.cache_hits += 1
-            return hit
-        g = E.substitute(goal, case)
-        keep = []
-        for f in facts:
-            f = E.substitute(f, case)
-            if f == E.FALSE:
-                self.cache[exact] = True
-                return True
-            if f != E.TRUE and not nonlinear(f, memo):
-                keep.append(f)
-        if g == E.TRUE:
             out = True
         else:
             t0 = time.perf_counter()
@@ -776,7 +753,7 @@ class Prover:
         # then with the linear facts over the other symbols too (a tile count bounded by another size, which is
         # bounded in turn): it is the products and divisions among them the solver gets lost in
         wider = narrow + [g for g in relevant(own, [g for g in parts if not E.free_syms(g) <= own])
-                          if not nonlinear(g, self._nonlinear_memo)]
+                          if not nonlinear(g, self.nonlinear_memo)]
         return len(narrow) < len(wider) < len(parts) and self._unsat(wider, goal, rlimit)
 
 
