@@ -92,6 +92,9 @@ class Ctx:
 
     loops: tuple[int, ...] = ()
     path: E.BExpr = E.TRUE
+    # the path's branches alone, when the path also has the kernel's assertions (and branches that raise, not
+    # taken): what a later point reached without aborting knows of this one's path (None: the whole path)
+    held: E.BExpr | None = None
 
 
 @dataclass(frozen=True, slots=True)

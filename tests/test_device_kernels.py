@@ -155,7 +155,9 @@ CASES = {
         "accumulator_initialised_in_first_iteration": ([r(384, 512)],),
         "accumulator_never_initialised": ([r(384, 512)],), "written_only_when_the_loop_runs": ([r(128, 512), 0],),
         "zeroed_then_accumulated": ([r(128, 128), r(128, 512)],),
-        "transpose_of_every_16th_column": ([r(128, 8)],), "every_16th_column_stored_whole": ([r(128, 8)],)},
+        "transpose_of_every_16th_column": ([r(128, 8)],), "every_16th_column_stored_whole": ([r(128, 8)],),
+        "accumulated_after_a_helper_asserts_every_other_iteration": ([r(384, 512)],),
+        "accumulator_initialised_only_when_asked": ([r(384, 512), False],)},
     "b2_targets.py": {"exp_on_default_target": ([r(128, 512)],), "exp_behind_a_hard_condition": (
         [r(128, 512), -80538738812075974, 80435758145817515, 12602123297335631],),
         "normalise_rows_by_the_reciprocal": ([r(128, 512)],), "normalise_rows_by_a_division": ([r(128, 512)],)},

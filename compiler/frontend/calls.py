@@ -197,18 +197,20 @@ class CallsMixin:
             elif any(v is None for v in args) or any(v is None for v in kwargs.values()):
                 frame.none_origin = self._none_origins(fn, args, kwargs, node)
         self.frames.append(frame)
+        aborted = False
         try:
             if isinstance(fn.node, ast.Lambda):
-                frame.returns.append((E.TRUE, self.eval(fn.node.body)))
+                frame.returns.append((E.TRUE, self.eval(fn.node.body), E.TRUE))
             else:
                 try:
                     self.exec_block(fn.node.body)
-                    frame.returns.append((E.band(*frame.pc), None))
+                    frame.returns.append((E.band(*frame.pc), None, E.band(*frame.pc.held)))
                 except ReturnSignal as r:
                     frame.returns.append(self.returned(frame.pc, r))
                 except NoFallthrough:
                     pass
                 except V.PathAbort:
+                    aborted = True
                     # the path that falls through raises (`if a: return 4 elif b: return 2 / raise ...`): the
                     # call fails only when no earlier path returned; abort_path made that path's inputs
                     # inadmissible already
@@ -219,11 +221,13 @@ class CallsMixin:
         if not frame.returns:
             raise V.PathAbort()
         value = frame.returns[-1][1]
-        for cond, v in reversed(frame.returns[:-1]):
+        for cond, v, _ in reversed(frame.returns[:-1]):
             value = self.merge(cond, v, value)
-        exit_cond = E.bor(*[c for c, _ in frame.returns])
+        exit_cond = E.bor(*[c for c, _, _ in frame.returns])
         if exit_cond != E.TRUE and self.frames:
-            self.frame.pc.append(exit_cond)
+            # (a path of the function that raised is not taken where a later point was reached)
+            held = E.TRUE if aborted else E.bor(*[h for _, _, h in frame.returns])
+            self.frame.pc.add(exit_cond, held)
         return value
 
     def none_origin(self, expr: ast.AST | None) -> str | None:

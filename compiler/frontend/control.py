@@ -63,10 +63,11 @@ class LoopTrack:
 
 
 class Branch:
-    __slots__ = ("ft", "env", "muts", "trial")
+    __slots__ = ("ft", "held", "env", "muts", "trial")
 
-    def __init__(self, ft: E.BExpr, env: dict, muts: dict, trial: V.Trial) -> None:
-        self.ft, self.env, self.muts, self.trial = ft, env, muts, trial
+    def __init__(self, ft: E.BExpr, held: E.BExpr, env: dict, muts: dict, trial: V.Trial) -> None:
+        # ft: the branch's path where it falls through; held: its branches alone (`PathList`; TRUE where it raised)
+        self.ft, self.held, self.env, self.muts, self.trial = ft, held, env, muts, trial
 
 
 def _loads(node: ast.AST) -> dict:
@@ -351,8 +352,9 @@ class ControlMixin:
             self._carried_through_branch(c, env0, b1, b2, written0, body, orelse)
         if b1.ft == E.FALSE and b2.ft == E.FALSE:
             raise NoFallthrough()
+        held = E.bor(b1.held, b2.held)
         if b1.ft == E.FALSE:
-            self._narrow(b2.ft)
+            self._narrow(b2.ft, held)
             return
         if b2.ft == E.FALSE:
             self.heap.rollback(b2.trial)
@@ -360,10 +362,10 @@ class ControlMixin:
                 obj.restore(snap)
             f.locals.clear()
             f.locals.update(b1.env)
-            self._narrow(b1.ft)
+            self._narrow(b1.ft, held)
             return
         self._merge_branches(c, b1, b2)
-        self._narrow(E.bor(b1.ft, b2.ft))
+        self._narrow(E.bor(b1.ft, b2.ft), held)
 
     def _carried_through_branch(self, c: E.BExpr, env0: dict, b1: Branch, b2: Branch, written0: list, body: Any,
                                 orelse: Any) -> None:
@@ -397,9 +399,9 @@ class ControlMixin:
         made = self.kb.symbols[tr.first_sym:]
         return any(info.sym in syms for info in made)
 
-    def _narrow(self, cond: E.BExpr) -> None:
+    def _narrow(self, cond: E.BExpr, held: E.BExpr | None = None) -> None:
         if cond != E.TRUE:
-            self.frame.pc.append(cond)
+            self.frame.pc.add(cond, cond if held is None else held)
 
     def _run_branch(self, cond: E.BExpr, stmts: list | Callable) -> Branch:
         f = self.frame
@@ -412,16 +414,19 @@ class ControlMixin:
             else:
                 self.exec_block(stmts)
             ft = E.band(*f.pc[base:])
+            held = E.band(*f.pc.held[base:])
         except ReturnSignal as r:
             f.returns.append(self.returned(f.pc, r))
-            ft = E.FALSE
-        except (BreakSignal, ContinueSignal, NoFallthrough, V.PathAbort):
-            ft = E.FALSE
+            ft = held = E.FALSE
+        except V.PathAbort:
+            ft, held = E.FALSE, E.TRUE  # (known not taken wherever a later point was reached)
+        except (BreakSignal, ContinueSignal, NoFallthrough):
+            ft = held = E.FALSE
         finally:
             del f.pc[base:]
             self.heap.end(t)
         muts = {id(o): (o, o.snapshot()) for o in t.touched()}
-        return Branch(ft, dict(f.locals), muts, t)
+        return Branch(ft, held, dict(f.locals), muts, t)
 
     def _merge_branches(self, c: E.BExpr, b1: Branch, b2: Branch) -> None:
         f = self.frame
@@ -507,7 +512,7 @@ class ControlMixin:
             writable = id(fr) not in looping
             stack.extend((v, fr.locals if writable else None, k) for k, v in fr.locals.items())
             stack.extend((v, None, None) for d in fr.closure for v in d.values())
-            stack.extend((v, None, None) for _, v in fr.returns)
+            stack.extend((v, None, None) for _, v, _ in fr.returns)
         stack.extend((v, None, None) for m in self.modules.values() for v in m.namespace.values())
         while stack:
             v, holder, key = stack.pop()

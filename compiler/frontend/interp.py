@@ -54,6 +54,35 @@ def _conjuncts(b: E.BExpr) -> set:
     return out
 
 
+class PathList(list):
+    """A frame's path conditions, each with the part of it that is a branch taken (`held`): an assertion of the
+    kernel (`assert`, an assertion helper) holds there, and a branch that raised was not taken, wherever a later
+    point was reached without aborting, so they are TRUE in `held`.  A write's path seen from a later read (was
+    this element written in an earlier iteration?) needs only its branches: the assertions on the way to it
+    held, the read being reached.  (`held` is weaker than the path and equivalent to it once that is known.)"""
+
+    __slots__ = ("held",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list = []
+
+    def append(self, cond: E.BExpr) -> None:
+        self.add(cond, cond)
+
+    def add(self, cond: E.BExpr, held: E.BExpr) -> None:
+        super().append(cond)
+        self.held.append(held)
+
+    def pop(self, i: int = -1) -> E.BExpr:  # type: ignore[override]
+        self.held.pop(i)
+        return super().pop(i)
+
+    def __delitem__(self, key: Any) -> None:
+        super().__delitem__(key)
+        del self.held[key]
+
+
 class Frame:
     __slots__ = ("func", "module", "locals", "closure", "pc", "returns", "globals_decl", "nonlocal_decl", "name",
                  "owner", "kind", "call_site", "caller_stmt", "loop_base", "none_origin")
@@ -63,8 +92,8 @@ class Frame:
         self.module = module
         self.locals: dict = {}
         self.closure = closure  # enclosing frames' locals, innermost first
-        self.pc: list = []  # path conditions since this frame started
-        self.returns: list = []  # (condition, value)
+        self.pc = PathList()  # path conditions since this frame started
+        self.returns: list = []  # (condition, value, the condition's branches: PathList)
         self.globals_decl: set = set()
         self.nonlocal_decl: set = set()
         self.name = name
@@ -111,6 +140,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self.heap = V.Heap()
         self.frames: list[Frame] = []
         self._path_memo: dict = {}  # path conditions -> their conjunction (path_cond)
+        self._held_memo: dict = {}  # their branches -> the conjunction (held_path)
         self.kb: KernelBuilder | None = None
         self.modules: dict[str, V.ModuleVal] = {}
         self.parsed: dict[str, ParsedModule] = {}  # by module path
@@ -262,9 +292,23 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
                 break
         return v
 
+    def held_path(self) -> E.BExpr | None:
+        """The path's branches alone (`PathList`), or None when that is the whole path."""
+        if all(h is c for f in self.frames for h, c in zip(f.pc.held, f.pc)):
+            return None
+        parts = tuple(h for f in self.frames for h in f.pc.held)
+        got = self._held_memo.get(parts)
+        if got is None:
+            if len(self._held_memo) > PATH_MEMO_SIZE:
+                self._held_memo.clear()
+            got = self._held_memo[parts] = E.band(*parts)
+        return got
+
     def ctx(self) -> ir.Ctx:
         kb = self.kb
-        return ir.Ctx(tuple(kb.loop_stack) if kb else (), self.path_cond())
+        path = self.path_cond()
+        held = self.held_path()
+        return ir.Ctx(tuple(kb.loop_stack) if kb else (), path, None if held == path else held)
 
     def decide(self, cond: E.BExpr) -> bool | None:
         """Settle a condition under the current path, when cheaply possible."""
@@ -813,7 +857,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         if d is False:
             self.abort_path(node, "assert")
         self.assume(c, node, "assert")
-        self.frame.pc.append(c)
+        self.frame.pc.add(c, E.TRUE)
         self.asserted.add(c)
 
     def _raise(self, st: ast.Raise) -> None:
@@ -830,19 +874,20 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         loop_vars = tuple(self.kb.loops[lid].var for lid in self.kb.loop_stack[-n:])
         raise ReturnSignal(v, tuple(self.loop_facts[base:]), loop_vars)
 
-    def returned(self, pc: list, r: ReturnSignal) -> tuple:
-        """(condition, value) of a return: from inside symbolic loops of the function, the value is the one
-        of some iteration whose path returns, so the loops' index variables are renamed to fresh ones (the
-        iteration that returned) constrained by the loops' ranges in the condition; the loop's own index
-        keeps meaning "the current iteration" inside the loop, and its range is not assumed outside it."""
+    def returned(self, pc: PathList, r: ReturnSignal) -> tuple:
+        """(condition, value, the condition's branches) of a return: from inside symbolic loops of the function,
+        the value is the one of some iteration whose path returns, so the loops' index variables are renamed to
+        fresh ones (the iteration that returned) constrained by the loops' ranges in the condition; the loop's own
+        index keeps meaning "the current iteration" inside the loop, and its range is not assumed outside it."""
         cond = E.band(*pc, *r.facts)
+        held = E.band(*pc.held, *r.facts)
         if not r.loop_vars:
-            return cond, r.value
+            return cond, r.value, held
         m = {}
         for var in r.loop_vars:
             info = next((s for s in self.kb.symbols if s.sym == var), None)
             m[var] = self.kb.new_sym(f"{info.label if info else var.name} (returned)", "loop")
-        return E.substitute(cond, m), self.subst_value(r.value, m)
+        return E.substitute(cond, m), self.subst_value(r.value, m), E.substitute(held, m)
 
     def _import(self, st: ast.Import) -> None:
         self.do_import(st)

@@ -51,8 +51,9 @@ def loop_facts(lp: ir.Loop, var: E.Expr) -> list:
 
 
 def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, info: dict,
-         uids: Iterator[int]) -> Side:
-    """The access `op` of `ins` with the symbols of `per_side` (plus its iotas) copied for this side."""
+         uids: Iterator[int], held: bool = False) -> Side:
+    """The access `op` of `ins` with the symbols of `per_side` (plus its iotas) copied for this side.  `held`:
+    the path's branches alone (`ir.Ctx.held`), for an access seen from a later point reached without aborting."""
     tensor = k.tensors[op.tensor]
     loops = {lp.id: lp for lp in k.loops}
     mapping: dict = {}
@@ -88,8 +89,9 @@ def side(k: ir.Kernel, ins: ir.Instr, op: ir.Operand, tag: str, per_side: set, i
         v = mapping[io.var]
         facts.append(E.ge(v, 0))
         facts.append(E.lt(v, E.substitute(io.size, mapping)))
-    if ins.ctx.path != E.TRUE:
-        facts.append(E.substitute(ins.ctx.path, mapping))
+    path = ins.ctx.held if held and ins.ctx.held is not None else ins.ctx.path
+    if path != E.TRUE:
+        facts.append(E.substitute(path, mapping))
     if ins.mask != E.TRUE:
         facts.append(E.substitute(ins.mask, mapping))
     for s, copy in list(mapping.items()):  # ranges of copied program ids / registers

@@ -82,9 +82,11 @@ def _read(ka: KernelAnalysis, n: int, ins: ir.Instr, op: ir.Operand, ws: list, w
         w = write_sides.get(id(w_op))
         if w is None:
             # the write's copies of its loop indices are bound by the query's `exists`: the same copies serve
-            # every read (a tensor written by many instructions and read by many made this quadratic)
+            # every read (a tensor written by many instructions and read by many made this quadratic).  Its path
+            # without the kernel's assertions: those on the way to a write before the read held, the read being
+            # reached (a helper asserting under `if k % 2 == 0` in the iteration that wrote)
             w_loops = [loops[lid].var for lid in w_ins.ctx.loops if lid in loops]
-            w = write_sides[id(w_op)] = side(k, w_ins, w_op, "_w", set(w_loops), ka.info, ka.uids)
+            w = write_sides[id(w_op)] = side(k, w_ins, w_op, "_w", set(w_loops), ka.info, ka.uids, held=True)
         shared = shared_loops(ins.ctx.loops, w_ins.ctx.loops)
         order = _before(shared, loops, w.mapping, m < n)
         body = E.band(*w.facts, order, same_element(w, r))

@@ -9,7 +9,9 @@ RULE = Rule(
     summary='A tensor (or part of it) is read before anything wrote it.',
     what=('Proves, element by element, that every element an instruction reads from an `nl.ndarray` SBUF/PSUM '
           'tensor was written before, on every path: by an earlier instruction in the same iteration, in an '
-          'earlier iteration of a loop both share, or in some iteration of a loop that ran before. Partial tail '
+          'earlier iteration of a loop both share, or in some iteration of a loop that ran before. A write counts '
+          'where the branches on its path were taken: the kernel\'s assertions on the way to it (an `assert` in a '
+          'helper called only in even iterations) held, since the read was reached. Partial tail '
           'tiles and masked Beta-1 loads are covered exactly. An error when every admissible input reads '
           'unwritten memory, a warning when some do (a loop that may run zero times, a tail that may be short), '
           'and a warning too when the tile was filled in part just before and the reading instruction moves each '

@@ -157,3 +157,51 @@ def every_16th_column_stored_whole(x):
     out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
     nisa.dma_copy(dst=out, src=a)  # expect: NKI404 error
     return out
+
+
+def check_dtype(t, dtype):
+    assert t.dtype == dtype, "unexpected dtype"
+
+
+@nki.jit
+def accumulated_after_a_helper_asserts_every_other_iteration(x):
+    # Iteration k reads what iteration 0 wrote; iteration 0's path holds a helper's assertion (made only in even
+    # iterations), which any later iteration, being reached, knows held.
+    K, F = x.shape
+    assert K % 128 == 0 and F == 512
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    for k in nl.sequential_range(K // 128):
+        if k % 2 == 0:
+            check_dtype(x, nl.float32)
+        t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[k * 128:(k + 1) * 128, :])
+        if k == 0:
+            nisa.tensor_copy(dst=acc, src=t)
+        else:
+            nisa.tensor_tensor(dst=acc, data1=acc, data2=t, op=nl.add)
+    nisa.dma_copy(dst=out, src=acc)
+    return out
+
+
+@nki.jit
+def accumulator_initialised_only_when_asked(x, init: bool):
+    # The first iteration writes the accumulator only under a branch (not an assertion): without `init` it is
+    # read uninitialised (then written: the store after the loop reads what the last iteration wrote). The
+    # helper's assertion on the other path does not help.
+    K, F = x.shape
+    assert K % 128 == 0 and K >= 256 and F == 512
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    if init:
+        check_dtype(x, nl.float32)
+    for k in nl.sequential_range(K // 128):
+        t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[k * 128:(k + 1) * 128, :])
+        if k == 0:
+            if init:
+                nisa.tensor_copy(dst=acc, src=t)
+        else:
+            nisa.tensor_tensor(dst=acc, data1=acc, data2=t, op=nl.add)  # expect: NKI404 warning
+    nisa.dma_copy(dst=out, src=acc)
+    return out
