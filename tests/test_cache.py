@@ -11,7 +11,7 @@ from nki_verify.cache import Cache, diagnostic_from_json, diagnostic_to_json
 from nki_verify.diagnostics import Diagnostic, Fix, Location, Note, TextEdit
 from nki_verify.options import Options
 from nki_verify.report import FileResult
-from nki_verify.runner import TASK_FILES, Job, _has_kernels, next_offer, offer_size, run_jobs
+from nki_verify.runner import TASK_FILES, Job, _has_kernels, next_offer, offer_size, run_jobs, schedule
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -115,6 +115,31 @@ def test_a_worker_is_offered_files_up_to_the_first_with_kernels() -> None:
     assert next_offer([0, 1, 4], kernels, 1) == 3
     assert next_offer([0, 1, 4], kernels, 2) == 2  # (and shared as before)
     assert _has_kernels("@nki.jit\ndef k(x): ...") and not _has_kernels("def helper(x): return x")
+
+
+def test_a_small_kernel_file_that_imports_much_of_the_project_is_offered_first(tmp_path) -> None:
+    # the work of an analysis is in the project modules it reaches through imports, not in its own text
+    pkg = tmp_path / "pkg"
+    (pkg / "utils").mkdir(parents=True)
+    for d in (pkg, pkg / "utils"):
+        (d / "__init__.py").write_text("")
+    (pkg / "utils" / "tiles.py").write_text("import nki.language as nl\n" + "# helper\n" * 4000)
+    (pkg / "utils" / "more.py").write_text("from . import tiles\n" + "# more\n" * 2000)
+    texts = {
+        "big.py": "import nki\n@nki.jit\ndef big(x):\n" + "    pass\n" * 3000,
+        "small.py": "import nki\nfrom .utils.more import *\n@nki.jit\ndef small(x):\n    pass\n",
+        "helper.py": "def helper(x):\n" + "    pass\n" * 9000,
+        "deep.py": "import nki\nfrom pkg.utils import more\n@nki.jit\ndef deep(x):\n    from .utils import tiles\n",
+    }
+    jobs = []
+    for name, text in texts.items():
+        (pkg / name).write_text(text)
+        jobs.append(Job(str(pkg / name), text, Options()))
+    order = [os.path.basename(jobs[k].path) for k in schedule(jobs, [_has_kernels(j.text) for j in jobs])]
+    # deep.py reaches more.py and tiles.py (absolute and in-function imports), small.py more.py and, through it,
+    # tiles.py; big.py only itself; the helper file, without kernels, last
+    assert order[2:] == ["big.py", "helper.py"] and set(order[:2]) == {"deep.py", "small.py"}
+    assert len(texts["small.py"]) < len(texts["big.py"])
 
 
 # ----------------------------------------------------------------------------- through the CLI

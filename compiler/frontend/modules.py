@@ -246,3 +246,38 @@ def nki_api_path(dotted: str) -> tuple[str, str] | None:
         return None
     rest = [p for p in rest if p not in ("constants", "_private", "compat")]
     return (".".join(rest), dialect)
+
+
+def reachable_source(path: str, text: str, sources: SourceSet | None = None, search_path: tuple = ()) -> int:
+    """Characters of source the analysis of a file may read: its own and those of the project modules it imports,
+    directly or through one another, wherever the import statement sits (parsed, never imported).  A measure of
+    the work an analysis does, for scheduling a run of many files: nki-library's moe_block_tkg.py is 17 kB and
+    its analysis the longest, through the 37 modules it reaches (700 kB)."""
+    index = ModuleIndex(sources or SourceSet(), path, search_path)
+    start = index.parse(path, text)
+    seen = {os.path.abspath(path)}
+    stack = [start] if start is not None else []
+    total = 0
+    while stack:
+        pm = stack.pop()
+        total += len(pm.source)
+        if pm.tree is None:
+            continue
+        for node in ast.walk(pm.tree):
+            if isinstance(node, ast.Import):
+                names = [(a.name, 0) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                # `from pkg import mod` names a submodule as often as an attribute
+                names = [(base, node.level)] + [(f"{base}.{a.name}" if base else a.name, node.level)
+                                                 for a in node.names if a.name != "*"]
+            else:
+                continue
+            for dotted, level in names:
+                found = index.resolve(dotted, level, pm) if dotted or level else None
+                if found is not None and found not in seen:
+                    seen.add(found)
+                    module = index.parse(found)
+                    if module is not None:
+                        stack.append(module)
+    return total
