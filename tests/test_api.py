@@ -239,6 +239,29 @@ def test_sizes_named_in_a_shape_comparison_are_integers() -> None:
     assert "d.shape" not in diags[0].message
 
 
+def test_a_parameter_tested_for_truth_is_a_flag() -> None:
+    # `if flag:` on a parameter with no annotation or default: a flag, false in some launches (were it the
+    # tensor first guessed, the test would always pass and the tile always be written)
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(x, flag):
+            assert x.shape == (128, 512)
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            if flag:
+                nisa.dma_copy(dst=t, src=x)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """)
+    (d,) = verify_source(text, "/tmp/k.py")
+    assert (d.code, d.line, d.severity) == ("NKI404", 12, "warning") and dict(d.counterexample)["flag"] == 0
+    assert verify_source(text.replace("    if flag:", "    if flag or True:"), "/tmp/k.py") == []
+
+
 UNINITIALISED = src("""
     import nki
     import nki.isa as nisa

@@ -142,6 +142,9 @@ class OpsMixin:
             if meth is not V.MISSING:
                 return self.truth(self.call_value(meth, [v], {}, None))
             return True
+        if isinstance(v, V.TensorVal):
+            # `if flag:` on a parameter only guessed to be a tensor (no annotation, no default): a flag or a count
+            self.retry_kind(v, V.KIND_INT)
         return True
 
     def _seq_nonempty(self, s: V.SymSeq) -> Any:
