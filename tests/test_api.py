@@ -262,6 +262,37 @@ def test_a_parameter_tested_for_truth_is_a_flag() -> None:
     assert verify_source(text.replace("    if flag:", "    if flag or True:"), "/tmp/k.py") == []
 
 
+def test_a_suggested_lower_bound_is_the_least_that_works() -> None:
+    # without `init`, the accumulator is first written in the loop's second iteration: with one tile of rows it
+    # is stored unwritten.  The bound suggested is the least K that fixes it, said as the kernel's own
+    # `K % 128 == 0` makes it (not a constant tried on the way, `K > 510`)
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(x, init: bool):
+            K, F = x.shape
+            assert K % 128 == 0 and F == 512
+            out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            for i in nl.sequential_range(K // 128):
+                t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, :])
+                if i == 0:
+                    if init:
+                        nisa.tensor_copy(dst=acc, src=t)
+                else:
+                    nisa.tensor_tensor(dst=acc, data1=acc, data2=t, op=nl.add)
+            nisa.dma_copy(dst=out, src=acc)
+            return out
+    """)
+    diags = verify_source(text, "/tmp/k.py")
+    assert [(d.code, d.line) for d in diags] == [("NKI404", 18), ("NKI404", 19)]
+    assert diags[1].suggestion == "assert x.shape[0] >= 256", diags[1].suggestion
+
+
 UNINITIALISED = src("""
     import nki
     import nki.isa as nisa

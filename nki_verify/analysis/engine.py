@@ -56,6 +56,7 @@ QUIET_QUERY_BUDGET = 80
 # them) gets the quiet checks' smaller limit and no second chances for the rest of its checks: their verdicts
 # are the same when decided, and the undecided ones say the budget was spent.  A count, like the others.
 UNDECIDED_BUDGET = 24
+SUGGESTION_BISECTIONS = 8  # queries lowering a suggested `assert n >= c` (KernelAnalysis._least_floor)
 LONG_NOTE = 120  # characters of a loop's bounds in terms of the inputs shown in its note (else the source's words)
 CASE_SPLIT_LIMIT = 16  # cases of a split over symbols with a few values (KernelAnalysis._by_cases)
 # the work allowed to the question asked first of a check on configuration fields (is some configuration always
@@ -910,12 +911,15 @@ class KernelAnalysis:
                     cands.append(E.eq(s, t))
         # alignment goals (1024*half % 2048 == 0) want the ratio of their constants (half % 2 == 0)
         ratios = sorted({a // math.gcd(a, b) for a in consts for b in consts if a != b and a % b == 0} - {1})
+        floors: dict = {}  # candidate `s >= c` -> (s, c): lowered to the least such c that still proves the goal
         if any(isinstance(x, E.Exists) for x in _walk(ob.goal)):
             # coverage goals (something must have been written): the loop that writes must run at all
             lows = sorted({c for f in [ob.goal, *local] for c in _constants(f) if c > 1})
             for s in shape_syms[:3]:
                 for c in lows[:4]:
-                    cands.append(E.ge(s, c))
+                    cand = E.ge(s, c)
+                    floors[cand] = (s, c)
+                    cands.append(cand)
         for s in shape_syms[:3]:
             for c in ratios + consts:
                 cands.append(E.eq(E.mod(s, c), 0))
@@ -932,8 +936,33 @@ class KernelAnalysis:
             # the assertion must leave some admissible input that still reaches the check (one that empties
             # the loop around it proves nothing useful)
             elif isinstance(r, Proved) and isinstance(self.prover.find_violation(E.bnot(cand), list(local)), Violated):
+                if cand in floors:
+                    cand = self._least_floor(ob.goal, local, *floors[cand])
                 return f"assert {self.show(cand)}"
         return None
+
+    def _least_floor(self, goal: E.BExpr, local: list, s: E.Sym, c: int) -> E.BExpr:
+        """`s >= c'` for the least c' <= c under which the goal holds, by bisection (a few queries): the loop that
+        writes must run twice, `K >= 256`, not the constant that happened to be tried, `K > 510`."""
+        r = self.ranges.get(s)
+        lo = max(0, r.lo if r is not None and isinstance(r.lo, int) else 0)  # s >= lo: known not to be enough
+        hi = c
+        for _ in range(SUGGESTION_BISECTIONS):
+            if hi - lo <= 1:
+                break
+            mid = (lo + hi) // 2
+            if isinstance(self.prover.find_violation(goal, list(local) + [E.ge(s, mid)]), Proved):
+                hi = mid
+            else:
+                lo = mid
+        # the same bound said as the kernel's facts make it (`K % 128 == 0`: K >= 130 is K >= 256)
+        for unit in (512, 256, 128, 64, 32, 16, 8, 4, 2):
+            v = -(-hi // unit) * unit
+            if v == hi:
+                break
+            if v <= c and isinstance(self.prover.find_violation(E.ge(s, v), list(local) + [E.ge(s, hi)]), Proved):
+                return E.ge(s, v)
+        return E.ge(s, hi)
 
 
 def _in_model(e: E.Expr | E.BExpr, model: dict) -> int | bool | None:
