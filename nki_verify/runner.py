@@ -14,7 +14,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Callable
 
-from compiler.frontend.modules import reachable_source
+from compiler.frontend.modules import SourceSet, reachable_source
 
 from .analysis.solver import solver_used
 from .api import analyze_source
@@ -143,7 +143,8 @@ def schedule(jobs: list, kernels: list) -> list:
 def _work(job: Job) -> int:
     """How much the analysis of a file is likely to read (see modules.reachable_source)."""
     try:
-        return reachable_source(job.path, job.text, search_path=tuple(job.options.search_path))
+        sources = SourceSet(dict(job.options.overlays), job.options.reader)  # as the analysis reads them
+        return reachable_source(job.path, job.text, sources, tuple(job.options.search_path))
     except (OSError, RecursionError, ValueError):
         return len(job.text)
 

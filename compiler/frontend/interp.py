@@ -139,8 +139,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self.uids = uids or itertools.count(1)
         self.heap = V.Heap()
         self.frames: list[Frame] = []
-        self._path_memo: dict = {}  # path conditions -> their conjunction (path_cond)
-        self._held_memo: dict = {}  # their branches -> the conjunction (held_path)
+        self._path_memo: dict = {}  # path conditions -> their conjunction (_conjunction)
         self.kb: KernelBuilder | None = None
         self.modules: dict[str, V.ModuleVal] = {}
         self.parsed: dict[str, ParsedModule] = {}  # by module path
@@ -261,7 +260,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
 
     # ------------------------------------------------------------------ path conditions
     def path_cond(self) -> E.BExpr:
-        parts = tuple(c for f in self.frames for c in f.pc)
+        return self._conjunction(tuple(c for f in self.frames for c in f.pc))
+
+    def _conjunction(self, parts: tuple) -> E.BExpr:
+        """The conjunction of path conditions (`path_cond`, `held_path`)."""
         if not parts:
             return E.TRUE
         # asked again and again under one path (every decision and check of a loop body): the conjunction of
@@ -296,13 +298,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         """The path's branches alone (`PathList`), or None when that is the whole path."""
         if all(h is c for f in self.frames for h, c in zip(f.pc.held, f.pc)):
             return None
-        parts = tuple(h for f in self.frames for h in f.pc.held)
-        got = self._held_memo.get(parts)
-        if got is None:
-            if len(self._held_memo) > PATH_MEMO_SIZE:
-                self._held_memo.clear()
-            got = self._held_memo[parts] = E.band(*parts)
-        return got
+        return self._conjunction(tuple(h for f in self.frames for h in f.pc.held))
 
     def ctx(self) -> ir.Ctx:
         kb = self.kb
