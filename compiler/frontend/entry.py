@@ -619,7 +619,11 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
         try:
             run = run_kernel(interp, kv, ctx)
             remember(None)
-            return [run]
+            dispatch = _rank_dispatch(interp, overrides, split)
+            if dispatch is None:
+                return [run]
+            param, ranks, analysed = dispatch
+            return _split_by_rank(interp, kv, ctx, overrides, split, param, ranks, (analysed, run))
         except V.GivenRetry as g:
             if g.param in interp._given or len(interp._given) >= MAX_GIVEN:
                 break
@@ -656,23 +660,7 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
     remember(conflict)
     if conflict is not None and len(split) < 2:
         param, ranks = conflict
-        out = []
-        for rank in ranks:
-            out += _run_with_retries(interp, kv, ctx, {**overrides, param: rank}, split | {param})
-        silent = [interp._silent_runs.get(id(k)) for k, _ in out]
-        if out and all(silent):
-            # each run dropped the paths of the other ranks and failed on all of its own: no rank of the input
-            # gets through, so the kernel fails for every input (said once, on the last run)
-            kernel, issues = out[-1]
-            for k, _ in out:
-                interp._silent_runs.pop(id(k), None)
-            span, where = silent[-1]
-            ranks_text = " and ".join(str(r) for r in ranks)
-            issues.append(ir.FrontendIssue(
-                "NKI901", f"{EVERY_PATH_FAILS} (an assert or raise always triggers) for every rank of input "
-                f"{param!r} its uses admit ({ranks_text}){where}; nothing after it was checked", span, kernel.name,
-                "warning"))
-        return out
+        return _split_by_rank(interp, kv, ctx, overrides, split, param, ranks)
     interp._rank_overrides = dict(overrides)
     interp._rank_split = set(split)
     interp._no_retry = True
@@ -682,6 +670,60 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
         interp._no_retry = False
         interp._rank_overrides = {}
         interp._rank_split = set()
+
+
+def _rank_dispatch(interp: Interpreter, overrides: dict, split: frozenset) -> tuple | None:
+    """After a run that got through: an input whose rank is a guess (not stated by the kernel's own unpacking
+    of its shape) and whose code dispatches on it (`if rank == 2: ... elif rank == 4: ...`, see
+    Ops._note_rank_test) -> (the input, the ranks to analyse, the rank this run analysed).  The run's own
+    tests agreed with its rank (one that did not was retried), so the other ranks come from the branches it
+    did not take."""
+    if len(split) >= 2:
+        return None
+    for param, ranks in interp._rank_tests.items():
+        if param in split or param in interp._stated_params:
+            continue
+        analysed = interp._rank_tested_as.get(param)
+        others = sorted(r for r in ranks if r != analysed)
+        if analysed is not None and others:
+            return param, sorted({analysed, *others}), analysed
+    return None
+
+
+def _split_by_rank(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, overrides: dict, split: frozenset,
+                   param: str, ranks: list, done: tuple | None = None) -> list:
+    """One run per rank of an input the kernel uses with several, each dropping the paths of the other ranks
+    (`done`: the rank a run already analysed and its result, kept).  A run whose code dispatches on ranks of
+    the input not among them (a helper's `if rank == 2: ... elif rank == 5:` reached in the run for rank 2 of
+    weights two unpackings disagree on) adds runs for those."""
+    out = []
+    ranks = list(ranks)
+    interp._split_rank_tests.pop(param, None)
+    i = 0
+    while i < len(ranks):
+        rank = ranks[i]
+        i += 1
+        if done is not None and rank == done[0]:
+            out.append(done[1])
+            continue
+        out += _run_with_retries(interp, kv, ctx, {**overrides, param: rank}, split | {param})
+        ranks += sorted(r for r in interp._split_rank_tests.pop(param, ()) if r not in ranks)
+    silent = [interp._silent_runs.get(id(k)) for k, _ in out]
+    if out and all(silent) and not split:
+        # each run dropped the paths of the other ranks and failed on all of its own: no rank of the input
+        # gets through, so the kernel fails for every input (said once, on the last run).  Within a run for
+        # one rank of another input, the runs stay silent: that rank may be the one no path admits, which the
+        # enclosing split tells from its other runs
+        kernel, issues = out[-1]
+        for k, _ in out:
+            interp._silent_runs.pop(id(k), None)
+        span, where = silent[-1]
+        ranks_text = " and ".join(str(r) for r in ranks)
+        issues.append(ir.FrontendIssue(
+            "NKI901", f"{EVERY_PATH_FAILS} (an assert or raise always triggers) for every rank of input "
+            f"{param!r} its uses admit ({ranks_text}){where}; nothing after it was checked", span, kernel.name,
+            "warning"))
+    return out
 
 
 def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tuple:
@@ -879,6 +921,8 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     interp._exact_params = interp._stated_params | set(exact)
     interp._rank_confirmed = set()  # guessed ranks a use agreed with (`a, b = x.shape`): no hint moves them
     interp._rank_observed = {}
+    interp._rank_tests = {}
+    interp._rank_tested_as = {}
     hints.update({p: r for p, r in overrides.items() if r > 0})
     evidence = _tensor_evidence(fn.node, [p.arg for p in pos])
     interp._value_params = _value_evidence(fn.node, [p.arg for p in pos + a.kwonlyargs])

@@ -168,6 +168,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._dtype_eqs: dict = {}  # (input dtype not known, dtype) -> the predicate of their equality
         self._rank_confirmed: set = set()  # params whose guessed rank a use agreed with
         self._rank_observed: dict = {}  # params whose guessed shape's length was taken -> that rank, latest last
+        self._rank_tests: dict = {}  # params whose guessed rank a branch tests -> the ranks its code dispatches on
+        self._rank_tested_as: dict = {}  # those params -> the rank the run analysed
+        self._split_rank_tests: dict = {}  # the same, of params split by rank, over the runs of the split
+        self._rank_test_sites: dict = {}  # (function node, compared expression) -> the constants it is compared with
         self._no_soft: set = set()  # params whose soft rank hint a use contradicted
         self._exact_params: set = set()
         self._stated_params: set = set()  # params whose rank the kernel states (not learnt from a retry)
@@ -776,7 +780,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             return
         if isinstance(value, V.GuessedShape) and not star:
             if len(value) != len(elts):
-                self.rank_mismatch(value.param, len(elts) + value.dropped)
+                self.rank_mismatch(value.param, len(elts) + value.dropped, from_rank=len(value) + value.dropped)
             self._rank_confirmed.add(value.param)
         if star and star[0] == len(elts) - 1 and isinstance(value, (V.PyList, V.SymSeq)) and \
                 (value.tail is not None if isinstance(value, V.PyList) else True):

@@ -95,7 +95,17 @@ class OpsMixin:
             return self.fresh_int(v.reason if v.span is not None else f"<{v.reason}>")
         if isinstance(v, V.SymFloat):
             return self.fresh_int(f"<float {what}>")
+        self.none_fails_for_rank(v)
         raise V.NotUnderstood(f"expected an integer for {what}, got {V.describe(v)}")
+
+    def none_fails_for_rank(self, *values: Any) -> None:
+        """In a run for one rank of an input the kernel uses with several (or dispatches on, analysed once per
+        rank), None where a number is needed (the number of experts a helper leaves at None for 2-D weights,
+        read by the code for 4-D ones) fails tracing there, as unpacking the shape with the wrong length does:
+        the path is not one this rank takes, and is dropped."""
+        if any(v is None for v in values) and (getattr(self, "_rank_split", None) or
+                                               getattr(self, "_rank_tests", None)):
+            raise V.PathAbort()
 
     def as_bexpr(self, v: Any) -> E.BExpr:
         t = self.truth(v)
@@ -238,6 +248,7 @@ class OpsMixin:
             self.note_division(0, node)
             raise V.PathAbort() from None
         except (TypeError, ValueError, OverflowError) as exc:
+            self.none_fails_for_rank(a, b)
             raise V.NotUnderstood(f"operator {op.__name__} on {V.describe(a)} and {V.describe(b)}: {exc}") from None
 
     def _maybe_zero(self, b: E.IntLike) -> bool:
@@ -359,7 +370,8 @@ class OpsMixin:
         if isinstance(a, (V.TensorVal, V.IndexGrid)) or isinstance(b, (V.TensorVal, V.IndexGrid)):
             return self.tensor_compare(op, a, b, node)
         if (V.is_int(a) or isinstance(a, bool)) and (V.is_int(b) or isinstance(b, bool)):
-            if op in (ast.Eq, ast.NotEq) and (isinstance(a, V.GuessedLen) or isinstance(b, V.GuessedLen)):
+            if op in (ast.Eq, ast.NotEq) and (isinstance(a, V.GuessedLen) or isinstance(b, V.GuessedLen)) and \
+                    not self._note_rank_test(a, b, node):
                 self.equal(a, b)  # `len(x.shape) == 1` corrects a guessed rank
             if isinstance(a, (int, bool)) and isinstance(b, (int, bool)):
                 return PY_CMP[op](a, b)
@@ -400,6 +412,43 @@ class OpsMixin:
             return self.fresh_bool("<comparison of unknown values>")
         raise V.NotUnderstood(f"comparison {op.__name__} of {V.describe(a)} and {V.describe(b)}")
 
+    def _note_rank_test(self, a: Any, b: Any, node: ast.AST | None) -> bool:
+        """`len(x.shape) == 2` (or `rank == 2` of a name holding it) of an input whose rank is a guess: the ranks
+        the function compares the same expression with are the ranks its code dispatches on (`if rank == 2: ...
+        elif rank == 4: ...`).  Two or more, and the kernel is analysed once per rank (see
+        entry._run_with_retries), not only for the rank guessed or learnt first, whose test settles it.  True
+        when the rank analysed is one of them: the test is then a branch, neither confirming the guess nor
+        correcting it."""
+        g, other = (a, b) if isinstance(a, V.GuessedLen) else (b, a)
+        if not isinstance(g, V.GuessedLen) or type(other) is not int:
+            return False
+        ranks = {other}
+        side = None
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            ints = [x for x in operands if isinstance(x, ast.Constant) and type(x.value) is int]
+            if len(ints) == 1:
+                side = next((x for x in operands if x is not ints[0]), None)
+        fn = self.frames[-1].func if self.frames else None
+        if side is not None and fn is not None:
+            key = (fn.node, ast.dump(side))
+            sites = self._rank_test_sites
+            if key not in sites:
+                sites[key] = _compared_constants(fn.node, key[1])
+            ranks |= sites[key]
+        rank = int(g) + g.dropped
+        ranks = {r + g.dropped for r in ranks if 1 <= r + g.dropped <= 8}
+        if g.param in getattr(self, "_rank_split", ()):
+            # a run for one rank of an input analysed once per rank: the ranks this code names join them
+            if len(ranks) >= 2:
+                self._split_rank_tests.setdefault(g.param, set()).update(ranks)
+            return False
+        if len(ranks) < 2 or rank not in ranks:
+            return False
+        self._rank_tested_as.setdefault(g.param, rank)
+        self._rank_tests.setdefault(g.param, set()).update(ranks)
+        return True
+
     def _tuple_order(self, op: type, a: tuple, b: tuple) -> Any:
         if all(isinstance(x, SCALAR_TYPES) for x in a + b):
             return PY_CMP[op](a, b)
@@ -420,7 +469,7 @@ class OpsMixin:
         for x, y in ((a, b), (b, a)):
             if isinstance(x, V.GuessedLen) and type(y) is int and x.param not in getattr(self, "_rank_split", ()):
                 if int(x) != y and 1 <= y + x.dropped <= 8:
-                    self.rank_mismatch(x.param, y + x.dropped)
+                    self.rank_mismatch(x.param, y + x.dropped, from_rank=int(x) + x.dropped)
                 elif int(x) == y:
                     self._rank_confirmed.add(x.param)
         if (V.is_int(a) or isinstance(a, bool)) and (V.is_int(b) or isinstance(b, bool)):
@@ -686,3 +735,16 @@ def _fraction(c: float) -> tuple | None:
     if float(q) != c:
         return None
     return q.numerator, q.denominator
+
+
+
+def _compared_constants(fn_node: ast.AST, side: str) -> frozenset:
+    """The int constants a function compares the expression `side` (an ast.dump) with by == or != (the rank
+    chain `if rank == 2: ... elif rank == 4: ...`, `len(k.shape) == len(v.shape) == 3`)."""
+    out: set = set()
+    for n in ast.walk(fn_node):
+        if isinstance(n, ast.Compare) and all(isinstance(o, (ast.Eq, ast.NotEq)) for o in n.ops):
+            operands = [n.left, *n.comparators]
+            if any(not isinstance(x, ast.Constant) and ast.dump(x) == side for x in operands):
+                out.update(x.value for x in operands if isinstance(x, ast.Constant) and type(x.value) is int)
+    return frozenset(out)

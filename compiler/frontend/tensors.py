@@ -243,14 +243,14 @@ class TensorMixin:
         after a hint, or split by rank."""
         return self._exact_params | self._rank_confirmed | self._no_soft | set(getattr(self, "_rank_split", ()))
 
-    def rank_mismatch(self, param: str, rank: int, at_least: bool = False) -> None:
+    def rank_mismatch(self, param: str, rank: int, at_least: bool = False, from_rank: int | None = None) -> None:
         """An input whose rank was guessed is used with rank `rank` (or at least `rank`): analyse again with
         that rank, or, when the kernel uses it with different ranks on different paths (one analysis per rank),
-        this path does not belong to the rank being analysed."""
+        this path does not belong to the rank being analysed.  `from_rank`: the rank this run gave it."""
         if param in getattr(self, "_rank_split", ()):
             raise V.PathAbort()
         if not getattr(self, "_no_retry", False):
-            raise V.RankRetry(param, rank, at_least)
+            raise V.RankRetry(param, rank, at_least, from_rank=from_rank)
 
     def rank_observed(self, shape: V.GuessedShape) -> None:
         """The length of a guessed shape is taken (`len(x.shape)`, `tuple(x.shape)` copied into a helper's view

@@ -282,3 +282,188 @@ def add_a_pair_of_different_widths(pair):
     nisa.tensor_tensor(dst=ta, data1=ta, data2=tb, op=nl.add)
     nisa.dma_copy(dst=out, src=ta)
     return out
+
+
+class _ExpertDims(nl.NKIObject):
+    # a helper that dispatches on the rank of the weights: (rows, cols) for one expert, (experts, rows, cols)
+    def __init__(self, w):
+        rank = len(w.shape)
+        if rank == 2:
+            self.experts = 1
+            self.rows, self.cols = w.shape
+        elif rank == 3:
+            self.experts, self.rows, self.cols = w.shape
+        else:
+            assert False, "w must be (rows, cols) or (experts, rows, cols)"
+
+
+@nki.jit
+def last_expert_by_rank(w):
+    # both ranks the helper dispatches on are analysed, not only the one its first test agrees with
+    d = _ExpertDims(w)
+    assert d.rows <= 128 and d.cols <= 512
+    out = nl.ndarray((d.rows, d.cols), dtype=w.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((d.rows, d.cols), dtype=w.dtype, buffer=nl.sbuf)
+    if d.experts == 1 and len(w.shape) == 2:
+        nisa.dma_copy(dst=t, src=w)
+    else:
+        nisa.dma_copy(dst=t, src=w[d.experts - 1])
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def last_expert_by_rank_one_too_far(w):
+    d = _ExpertDims(w)
+    assert d.rows <= 128 and d.cols <= 512
+    out = nl.ndarray((d.rows, d.cols), dtype=w.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((d.rows, d.cols), dtype=w.dtype, buffer=nl.sbuf)
+    if len(w.shape) == 2:
+        nisa.dma_copy(dst=t, src=w)
+    else:
+        nisa.dma_copy(dst=t, src=w[d.experts])  # expect: NKI101 error
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def tokens_of_either_rank(x):
+    # x is (T, H) or (B, S, H), flattened to (T, H) by the branch the first test does not take
+    if len(x.shape) != 2:
+        assert len(x.shape) == 3, "x must be (T, H) or (B, S, H)"
+        x = x.reshape((x.shape[0] * x.shape[1], x.shape[2]))
+    T, H = x.shape
+    assert T <= 128 and H <= 512
+    out = nl.ndarray((T, H), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((T, H), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def tokens_of_either_rank_last_batch_only(x):
+    if len(x.shape) != 2:
+        assert len(x.shape) == 3, "x must be (T, H) or (B, S, H)"
+        x = x[x.shape[0]]  # expect: NKI101 error
+    T, H = x.shape
+    assert T <= 128 and H <= 512
+    out = nl.ndarray((T, H), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((T, H), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+def _rows_of(w):
+    # the rows of w of any layout the kernel takes, leading axes flattened
+    rank = len(w.shape)
+    if rank == 2:
+        return w.shape[0]
+    if rank == 3:
+        return w.shape[0] * w.shape[1]
+    assert rank == 4, "w must have 2, 3 or 4 axes"
+    return w.shape[0] * w.shape[1] * w.shape[2]
+
+
+def _rows_of_off_by_one(w):
+    rank = len(w.shape)
+    if rank == 2:
+        return w.shape[0]
+    if rank == 3:
+        return w.shape[0] * w.shape[1]
+    assert rank == 4, "w must have 2, 3 or 4 axes"
+    return w.shape[0] * w.shape[1] * w.shape[2] + 1
+
+
+@nki.jit
+def rows_by_layout(w, layout: int):
+    # two unpackings disagree on the rank of w (2 or 3): one run per rank; the helper of the third layout
+    # names a rank neither does (4), which gets a run of its own
+    if layout == 0:
+        R, C = w.shape
+        rows = R
+    elif layout == 1:
+        E, R, C = w.shape
+        rows = E * R
+    else:
+        rows = _rows_of(w)
+        C = w.shape[-1]
+    assert rows <= 128 and C <= 512
+    flat = w.reshape((rows, C))
+    out = nl.ndarray((rows, C), dtype=w.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((rows, C), dtype=w.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=flat)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def rows_by_layout_one_too_many(w, layout: int):
+    if layout == 0:
+        R, C = w.shape
+        rows = R
+    elif layout == 1:
+        E, R, C = w.shape
+        rows = E * R
+    else:
+        rows = _rows_of_off_by_one(w)
+        C = w.shape[-1]
+    assert rows <= 128 and C <= 512
+    flat = w.reshape((rows, C))  # expect: NKI501 warning
+    out = nl.ndarray((rows, C), dtype=w.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((rows, C), dtype=w.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=flat)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+class _Experts(nl.NKIObject):
+    # the number of experts is None for the weights of one expert (2-D), as in a config shared with MLP kernels
+    def __init__(self, w):
+        rank = len(w.shape)
+        if rank == 2:
+            self.count = None
+            self.rows, self.cols = w.shape
+        elif rank == 3:
+            self.count, self.rows, self.cols = w.shape
+        else:
+            assert False, "w must be (rows, cols) or (experts, rows, cols)"
+
+
+@nki.jit
+def expert_scales(w, scales, per_expert: int):
+    # the scales are read per expert when asked: with 2-D weights the tile's first dimension is None, which
+    # fails tracing there (a path of rank 2 launches do not take, not a construct the verifier does not
+    # understand)
+    e = _Experts(w)
+    assert e.rows <= 128 and e.cols <= 512
+    out = nl.ndarray((e.rows, e.cols), dtype=w.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((e.rows, e.cols), dtype=w.dtype, buffer=nl.sbuf)
+    if per_expert == 1:
+        s = nl.ndarray((e.count, 1), dtype=scales.dtype, buffer=nl.sbuf)
+        assert scales.shape == (e.count, 1) and e.count <= e.rows
+        nisa.dma_copy(dst=s, src=scales)
+        nisa.dma_copy(dst=t, src=w[e.count - 1])
+        nisa.dma_copy(dst=out[0:e.count, 0:1], src=s)
+    else:
+        nisa.dma_copy(dst=t, src=w if len(w.shape) == 2 else w[0])
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def expert_scales_one_row_short(w, scales, per_expert: int):
+    e = _Experts(w)
+    assert e.rows <= 128 and e.cols <= 512
+    out = nl.ndarray((e.rows, e.cols), dtype=w.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((e.rows, e.cols), dtype=w.dtype, buffer=nl.sbuf)
+    if per_expert == 1:
+        s = nl.ndarray((e.count - 1, 1), dtype=scales.dtype, buffer=nl.sbuf)
+        assert scales.shape == (e.count, 1) and e.count <= e.rows
+        nisa.dma_copy(dst=s, src=scales)  # expect: NKI501 warning
+        nisa.dma_copy(dst=t, src=w[e.count - 1])
+    else:
+        nisa.dma_copy(dst=t, src=w if len(w.shape) == 2 else w[0])
+    nisa.dma_copy(dst=out, src=t)
+    return out
