@@ -1462,6 +1462,36 @@ def test_a_place_shown_undecided_is_only_searched_for_a_violation(monkeypatch) -
     assert ka.settle_deferred() == set() and len(splits) == 1
 
 
+def test_a_place_shown_undecided_for_one_check_still_narrows_another(monkeypatch) -> None:
+    """A helper's access at one line, called for two arrays: the copies for 'k' shown undecided there do not
+    stop the narrower proofs of the copies for 'q' (a later violation of 'k' would take the place, and an
+    unproved copy of 'q' would then be the undecided check shown: rope_hf:251 after a 3-D cos was analysed)."""
+    from compiler import expr as E
+    from compiler import ir
+    from nki_verify.analysis import engine
+    from nki_verify.analysis.solver import Prover, Unknown
+
+    n, m = E.Sym("n", 1), E.Sym("m", 2)
+    span = ir.Span("k.py", 3, 1, 3, 9)
+    kernel = ir.Kernel("k", "k.py", span, ir.B2, "standalone", ("x",),
+                       (ir.SymInfo(n, "shape", "n", E.Const(1), None), ir.SymInfo(m, "shape", "m", E.Const(1), None)),
+                       (), (), (), (), (), (), None, "trn2")
+    asked: list = []
+    monkeypatch.setattr(Prover, "find_violation", lambda self, goal, facts, rlimit=0, retry=True:
+                        Unknown("it reached its work limit, the same on every machine"))
+    monkeypatch.setattr(Prover, "proves_narrowly", lambda self, goal, facts, rlimit=0: asked.append(goal) or False)
+    ka = engine.KernelAnalysis(kernel, 1000)
+    hard = E.le(E.mul(n, m), E.add(E.mul(n, n), E.mul(m, m)))
+
+    def check(array: str, facts: tuple = ()) -> object:
+        return ka.check(engine.Obligation("NKI102", hard, facts, span, f"runs past the end of {array!r} (n*m)"))
+
+    assert check("k").code == "NKI901" and len(asked) == 1
+    assert check("k", (E.ge(n, 2),)).code == "NKI901" and len(asked) == 1  # the same check: not narrowed again
+    assert check("q").code == "NKI901" and len(asked) == 2  # another check at the place: narrowed
+    assert check("q", (E.ge(m, 2),)).code == "NKI901" and len(asked) == 2
+
+
 def test_an_undecided_check_is_proved_from_the_dimensions_of_a_tile_allocated_on_its_path(monkeypatch) -> None:
     """A tile allocated with `(n + 127) // 128` columns on the path where `g == 2` has at least one column there:
     the narrow proof of an undecided check over `n` alone uses that allocation fact, stripped of the path

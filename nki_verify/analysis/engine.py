@@ -26,7 +26,7 @@ from typing import Callable
 from compiler import expr as E
 from compiler import ir
 
-from ..diagnostics import ERROR, UNDECIDED, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
+from ..diagnostics import LOOP_COPY, ERROR, UNDECIDED, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
 from . import radix, rewrite
 from .accesses import UNKNOWN_COPY, conjuncts
 from .solver import (FINE_POINTS_KEPT, QUANT_RLIMIT, QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context,
@@ -51,7 +51,8 @@ BOUND_QUERY_BUDGET = 40
 # uninitialised-read queries, the slowest kind); past it the remaining ones are not decided, and counted as
 # skipped.  A count, not seconds: the verdicts stay the same on a slower or busier machine.
 QUIET_QUERY_BUDGET = 80
-# per kernel analysis: checks the solver could not decide at its full resource limit.  Past it, a kernel the
+# per kernel analysis: checks the solver could not decide at its full resource limit (copies of a check shown
+# undecided at their place not counted again).  Past it, a kernel the
 # solver cannot follow (non-linear sizes computed from values the front end could not determine, hundreds of
 # them) gets the quiet checks' smaller limit and no second chances for the rest of its checks: their verdicts
 # are the same when decided, and the undecided ones say the budget was spent.  A count, like the others.
@@ -145,7 +146,7 @@ class KernelAnalysis:
         self.bound_queries = 0
         self.bound_attempts = 0
         self.condition_queries = 0  # spent by _by_conditions (see CONDITION_SPLIT_KERNEL_QUERIES)
-        self.deferred: list = []  # (NKI901 finding, goal, facts) for `settle_deferred`
+        self.deferred: list = []  # (NKI901 finding, goal, facts, check) for `settle_deferred`
         self.undecided = 0  # checks the solver could not decide at RLIMIT (see UNDECIDED_BUDGET)
         self.stats = Stats()
         self._seen: set = set()
@@ -534,23 +535,26 @@ class KernelAnalysis:
         asked inline, moved verdicts of later checks both ways (rope_hf: two findings with counterexamples
         became undecided)."""
         proved = set()
-        for d, goal, local in self.deferred:
-            if self._undecided_at(d.location):
+        for d, goal, local, check in self.deferred:
+            if self._undecided_at(d.location, check):
                 continue  # another copy there is undecided for good: a proof of this one would change nothing shown
             if self._by_conditions(goal, local, QUIET_RLIMIT):
                 self.stats.by_cases += 1
                 proved.add(id(d))
             else:
-                self._shown_undecided(d)
+                self._shown_undecided(d, check)
         self.deferred = []
         return proved
 
-    def _undecided_at(self, where: Location) -> bool:
-        """An undecided check (NKI901) is shown at this place for good (one a later split cannot prove)."""
-        return finding_key("NKI901", where, UNDECIDED) in self._shown
+    def _undecided_at(self, where: Location, check: str) -> bool:
+        """The undecided check `check` ("CODE: what", as an NKI901 message names it) is shown at this place for
+        good (one a later split cannot prove).  Another check there does not count: a copy of it (the same
+        helper's access of another array) may be violated later, and that finding then takes the place's
+        place, leaving any copy of this one not proved the only undecided check there."""
+        return _undecided_key(where, check) in self._shown
 
-    def _shown_undecided(self, d: Diagnostic) -> None:
-        self._shown.setdefault(finding_key("NKI901", d.location, UNDECIDED), finding_rank(d.severity, d.message))
+    def _shown_undecided(self, d: Diagnostic, check: str) -> None:
+        self._shown.setdefault(_undecided_key(d.location, check), finding_rank(d.severity, d.message))
 
     def _by_conditions(self, goal: E.BExpr, local: list, rlimit: int, depth: int = 0,
                        budget: list | None = None) -> bool:
@@ -626,7 +630,8 @@ class KernelAnalysis:
         # a place already shown as undecided (another copy of the check, another launch context): a proof of this
         # copy would not change what is shown there, only a violation would, so the narrower proofs are not tried
         # when the solver gives up (blockwise_mm_backward: 550 such copies took 13 s of its 46)
-        again = not ob.quiet_unknown and self._undecided_at(location(ob.span))
+        check = f"{ob.code}: {ob.message}"
+        again = not ob.quiet_unknown and self._undecided_at(location(ob.span), check)
         spent = self.undecided >= UNDECIDED_BUDGET
         rlimit = QUIET_RLIMIT if ob.quiet_unknown or spent else RLIMIT
         extra: list = []
@@ -638,8 +643,8 @@ class KernelAnalysis:
                 or self._by_cases(ob.goal, local, ranges, QUIET_RLIMIT, facts_too=not spent)):
             self.stats.by_cases += 1
             return None
-        if isinstance(verdict, Unknown) and not ob.quiet_unknown:
-            self.undecided += 1
+        if isinstance(verdict, Unknown) and not ob.quiet_unknown and not again:
+            self.undecided += 1  # (another copy of a check shown undecided at its place adds nothing shown)
         if isinstance(verdict, Violated) and self.lazy:
             goal_syms = E.free_syms(ob.goal)
             extra = [f for f in self.lazy if E.free_syms(f) & goal_syms]
@@ -675,9 +680,9 @@ class KernelAnalysis:
             budget = "; the kernel had spent its budget for hard questions" if spent else ""
             d = self._undecided(ob, f"the solver could not decide it ({verdict.reason}{budget})")
             if not again and E.ite_conditions(ob.goal, products=True):
-                self.deferred.append((d, ob.goal, local))
+                self.deferred.append((d, ob.goal, local, check))
             else:
-                self._shown_undecided(d)
+                self._shown_undecided(d, check)
             return d
         return self._violation(ob, local, syms, verdict, extra)
 
@@ -963,6 +968,12 @@ class KernelAnalysis:
             if v <= c and isinstance(self.prover.find_violation(E.ge(s, v), list(local) + [E.ge(s, hi)]), Proved):
                 return E.ge(s, v)
         return E.ge(s, hi)
+
+
+def _undecided_key(where: Location, check: str) -> tuple:
+    """The key of an undecided check at a place in the findings shown: the check as the message names it, but
+    for its loop copies and the quantities in parentheses (see finding_key)."""
+    return "NKI901", where, UNDECIDED, LOOP_COPY.sub("", check.split(" (")[0])
 
 
 def _in_model(e: E.Expr | E.BExpr, model: dict) -> int | bool | None:
