@@ -739,12 +739,19 @@ def _fraction(c: float) -> tuple | None:
 
 
 def _compared_constants(fn_node: ast.AST, side: str) -> frozenset:
-    """The int constants a function compares the expression `side` (an ast.dump) with by == or != (the rank
-    chain `if rank == 2: ... elif rank == 4: ...`, `len(k.shape) == len(v.shape) == 3`)."""
+    """The int constants a function compares the expression `side` (an ast.dump) with by ==, != or `in` (the
+    rank chain `if rank == 2: ... elif rank == 4: ...`, `len(k.shape) == len(v.shape) == 3`,
+    `len(x.shape) in (2, 3)`)."""
     out: set = set()
     for n in ast.walk(fn_node):
-        if isinstance(n, ast.Compare) and all(isinstance(o, (ast.Eq, ast.NotEq)) for o in n.ops):
-            operands = [n.left, *n.comparators]
+        if not isinstance(n, ast.Compare):
+            continue
+        operands = [n.left, *n.comparators]
+        if all(isinstance(o, (ast.Eq, ast.NotEq)) for o in n.ops):
             if any(not isinstance(x, ast.Constant) and ast.dump(x) == side for x in operands):
                 out.update(x.value for x in operands if isinstance(x, ast.Constant) and type(x.value) is int)
+        elif len(n.ops) == 1 and isinstance(n.ops[0], (ast.In, ast.NotIn)) and ast.dump(n.left) == side and \
+                isinstance(n.comparators[0], (ast.Tuple, ast.List, ast.Set)):
+            # `len(x.shape) in (2, 3)`
+            out.update(x.value for x in n.comparators[0].elts if isinstance(x, ast.Constant) and type(x.value) is int)
     return frozenset(out)

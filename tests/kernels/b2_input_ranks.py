@@ -467,3 +467,36 @@ def expert_scales_one_row_short(w, scales, per_expert: int):
         nisa.dma_copy(dst=t, src=w if len(w.shape) == 2 else w[0])
     nisa.dma_copy(dst=out, src=t)
     return out
+
+
+@nki.jit
+def batches_of_either_rank(x):
+    # the ranks the kernel takes named by `in`: (T, H) gets a batch axis, (B, T, H) is copied batch by batch
+    assert len(x.shape) in (2, 3), "x must be (T, H) or (B, T, H)"
+    if len(x.shape) == 2:
+        x = x.reshape((1, x.shape[0], x.shape[1]))
+    B, T, H = x.shape
+    assert T <= 128 and H <= 512
+    out = nl.ndarray((B, T, H), dtype=x.dtype, buffer=nl.shared_hbm)
+    for b in nl.affine_range(B):
+        t = nl.ndarray((T, H), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[b])
+        nisa.dma_copy(dst=out[b], src=t)
+    return out
+
+
+@nki.jit
+def batches_of_either_rank_one_too_many(x):
+    assert len(x.shape) in (2, 3), "x must be (T, H) or (B, T, H)"
+    if len(x.shape) == 2:
+        x = x.reshape((1, x.shape[0], x.shape[1]))
+    else:
+        x = x[0:x.shape[0] + 1]  # expect: NKI101 error
+    B, T, H = x.shape
+    assert T <= 128 and H <= 512
+    out = nl.ndarray((B, T, H), dtype=x.dtype, buffer=nl.shared_hbm)
+    for b in nl.affine_range(B):
+        t = nl.ndarray((T, H), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[b])
+        nisa.dma_copy(dst=out[b], src=t)
+    return out
