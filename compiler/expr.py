@@ -631,11 +631,28 @@ def _cmp(op: str, e: Expr) -> BExpr:
         v = e.value
         return bconst(v <= 0 if op == LE else v == 0 if op == EQ else v != 0)
     if op in (EQ, NE):
+        at_max = _equal_to_max(e)
+        if at_max is not None:
+            return at_max if op == EQ else bnot(at_max)
         t, c = _linear_parts(e)
         lead = min(t.items(), key=lambda kv: kv[0]._key)[1] if t else 1
         if lead < 0:
             e = neg(e)
     return Cmp(op, e)
+
+
+def _equal_to_max(e: Expr) -> BExpr | None:
+    """`e == 0` where e is `a - max(a, b, ...)` (or its negation): `a >= b and ...`, the condition without the
+    maximum (a slice's length `max(0, n)` compared with the tile's `n` becomes `n >= 0`, which intervals
+    prove where the solver is lost in a large `n`)."""
+    terms, c = _linear_parts(e)
+    for m, co in terms.items():
+        if not isinstance(m, Max) or co not in (1, -1):
+            continue
+        rest = _make_lin({t: k * -co for t, k in terms.items() if t is not m}, c * -co)  # e == 0 <=> rest == m
+        if rest in m.args:
+            return band(*(le(x, rest) for x in m.args if x is not rest and x != rest))
+    return None
 
 
 def le(a: IntLike, b: IntLike) -> BExpr:

@@ -64,6 +64,19 @@ def test_comparisons_and_negation(a: E.Expr, b: E.Expr, env: dict) -> None:
         assert E.evaluate(E.bnot(c), env) == (not py(x, y))
 
 
+@given(exprs(), exprs(), exprs(), ENVS)
+def test_equality_with_a_maximum_of_itself(a: E.Expr, b: E.Expr, c: E.Expr, env: dict) -> None:
+    # `a == max(a, b, c)` is built as `a >= b and a >= c` (a slice length max(0, n) against a tile's n: n >= 0)
+    x = E.evaluate(a, env)
+    m = max(x, E.evaluate(b, env), E.evaluate(c, env))
+    for cond, want in ((E.eq(a, E.maximum(a, b, c)), x == m), (E.eq(E.maximum(b, a, c), a), x == m),
+                       (E.ne(a, E.maximum(a, b)), x != max(x, E.evaluate(b, env))),
+                       (E.eq(E.add(a, 1), E.maximum(a, b)), x + 1 == max(x, E.evaluate(b, env)))):
+        assert E.evaluate(cond, env) == want
+    n = SYMS[0]
+    assert E.eq(n, E.maximum(0, n)) == E.ge(n, 0)
+
+
 @given(exprs(), ENVS)
 def test_intervals_are_sound(a: E.Expr, env: dict) -> None:
     ranges = {s: E.Interval(v - 3, v + 5) for s, v in env.items()}
