@@ -186,6 +186,7 @@ def trip_count(start: E.IntLike, stop: E.IntLike, step: E.IntLike, positive: boo
 
 
 SMALL_TRIP = 16
+MAX_EXEMPT_FIELDS = 32  # fields of objects a symbolic loop may leave unknown and still be summarised (loop_over)
 STEP_SIGN_DEPTH = 6  # levels of a range step taken apart to show it non-negative (ControlMixin._step_nonneg)
 
 
@@ -273,6 +274,22 @@ def _builds_lists(body: list) -> bool:
                 return True
             if isinstance(n, ast.Return):
                 return True
+    return False
+
+
+def _holds_tiles(v: Any, depth: int = 0) -> bool:
+    """A tensor, or a list, tuple or dict holding one (nested)."""
+    if isinstance(v, (V.TensorVal, V.IndexGrid)):
+        return True
+    if depth > 3:
+        return False
+    if isinstance(v, V.PyList):
+        return any(_holds_tiles(x, depth + 1) for x in v.items) or \
+            (v.tail is not None and _holds_tiles(v.tail.elem, depth + 1))
+    if isinstance(v, tuple):
+        return any(_holds_tiles(x, depth + 1) for x in v)
+    if isinstance(v, V.PyDict):
+        return any(_holds_tiles(x, depth + 1) for x in v.items.values())
     return False
 
 
@@ -762,13 +779,33 @@ class ControlMixin:
             if V.is_int(v) or isinstance(v, (bool, E.BExpr)):
                 probes[("name", name)] = self._probe(name, v)
         outcome = None
-        for _attempt in range(3):
+        exempt: set = set()
+        exempt_objects: dict = {}
+        unrolled = isinstance(trip, int) and trip <= self.options.unroll_limit  # if not summarised
+        for _attempt in range(5):
             outcome = self._summary_pass(st, kind, start, stop, step, elem, label_from, dialect, trip, assigned,
-                                         targets, env0, probes, guard)
-            if outcome[0] != "retry":
-                break
-            probes.update(outcome[1])
+                                         targets, env0, probes, guard, frozenset(exempt))
+            if outcome[0] == "retry":
+                probes.update(outcome[1])
+                continue
+            if outcome[0] == "fail" and not outcome[1] and outcome[2] and not unrolled and \
+                    all(id(o) in outcome[3] for o in outcome[2]) and len(exempt) < MAX_EXEMPT_FIELDS:
+                # fields of objects the body sets to values not followed (a config's weights replaced by a view
+                # of this iteration's expert): those fields, and no others, are unknown at each iteration's
+                # start and after the loop; the fields the body leaves alone keep their values (a flag set
+                # before the loop), and the pass is tried again.  (Not fields holding tiles of another shape
+                # each iteration: their reads in later iterations are the object's state, said not followed)
+                for o in outcome[2]:
+                    for k in sorted(outcome[3][id(o)]):
+                        o.set(k, V.Unknown(f"{o.cls.name}.{k} changed in a loop"))
+                        exempt.add((id(o), k))
+                    exempt_objects[id(o)] = o
+                continue
+            break
         if outcome[0] == "ok":
+            for key in sorted(exempt, key=lambda x: x[1]):
+                o = exempt_objects[key[0]]
+                o.set(key[1], V.Unknown(f"{o.cls.name}.{key[1]} changed in a loop"))
             return
         carried, touched = outcome[1], outcome[2]
         if isinstance(trip, int) and trip <= self.options.unroll_limit:
@@ -794,7 +831,8 @@ class ControlMixin:
 
     def _summary_pass(self, st: ast.For, kind: str, start: Any, stop: Any, step: Any, elem: Callable,
                       label_from: ast.AST | None, dialect: str | None, trip: Any, assigned: set,
-                      targets: set, env0: dict, probes: dict, guard: ast.expr | None = None) -> tuple:
+                      targets: set, env0: dict, probes: dict, guard: ast.expr | None = None,
+                      exempt: frozenset = frozenset()) -> tuple:
         f = self.frame
         mark = self.kb.mark()
         t = self.heap.begin()
@@ -820,7 +858,7 @@ class ControlMixin:
         widen = not (isinstance(trip, int) and trip <= self.options.unroll_limit)
         made = {info.sym for info in self.kb.symbols[mark.sizes[0]:]}
         verdict = self._judge_pass(var, probes, track, t, env0, base_attrs, widen,
-                                   (start, stop, step, trip, made, guards[0] if guards else None))
+                                   (start, stop, step, trip, made, guards[0] if guards else None), exempt)
         if verdict[0] == "ok":
             verdict[1]["made"] = made
             if guards:
@@ -835,10 +873,11 @@ class ControlMixin:
         return verdict
 
     def _judge_pass(self, var: E.Sym, probes: dict, track: LoopTrack, t: V.Trial, env0: dict,
-                    base_attrs: dict, widen: bool, bounds: tuple) -> tuple:
-        """("ok", plan) | ("retry", new probes) | ("fail", carried names, touched objects).  `bounds`: the loop's
-        start, stop, step and trip count, the symbols the pass made, and the condition each iteration starts
-        under (a while loop's, over the probes; None for a for loop)."""
+                    base_attrs: dict, widen: bool, bounds: tuple, exempt: frozenset = frozenset()) -> tuple:
+        """("ok", plan) | ("retry", new probes) | ("fail", carried names, touched objects, {id of an object: the
+        fields it changed in a way not followed}).  `bounds`: the loop's start, stop, step and trip count, the
+        symbols the pass made, and the condition each iteration starts under (a while loop's, over the probes;
+        None for a for loop).  `exempt`: (id of an object, field) already unknown at each iteration's start."""
         f = self.frame
         probe_syms = {p for p in probes.values()}
         plan: dict = {"deltas": {}, "lists": []}
@@ -868,6 +907,8 @@ class ControlMixin:
             else:
                 plan["deltas"][key] = rule
         touched_bad = []
+        bad_fields: dict = {}
+        hard: set = set()
         unsolved = probe_syms - {probes[key] for key in plan["deltas"]}  # probes with no closed form (yet)
         for o in t.touched():
             snap = t.saved[id(o)][1]
@@ -901,7 +942,7 @@ class ControlMixin:
             elif isinstance(o, V.Instance):
                 for k, v in o.attrs.items():
                     key = ("attr", o, k)
-                    if key in probes:
+                    if key in probes or (id(o), k) in exempt:
                         continue
                     if k not in snap or snap[k] is not v and not self._same(snap[k], v):
                         if isinstance(snap.get(k), V.Unknown) and isinstance(v, V.Unknown):
@@ -912,14 +953,21 @@ class ControlMixin:
                             continue
                         if k in snap and (V.is_int(snap[k]) or isinstance(snap[k], (bool, E.BExpr))):
                             more[key] = self._probe(_probe_label(key), snap[k])
+                        elif _holds_tiles(v):
+                            # tiles of another shape each iteration (a running statistic reallocated under a
+                            # condition): the iterations' tiles are not followed (see loop_over)
+                            hard.add(id(o))
                         else:
-                            touched_bad.append(o)
-                            break
+                            bad_fields.setdefault(id(o), set()).add(k)
+                if id(o) in bad_fields or id(o) in hard:
+                    touched_bad.append(o)
+                if id(o) in hard:
+                    bad_fields.pop(id(o), None)
             else:
                 touched_bad.append(o)
         if failed_names or touched_bad:
             return ("fail", failed_names | set(track.carried) - {k[1] for k in probes if k[0] == "name"},
-                    touched_bad)
+                    touched_bad, bad_fields)
         if more:
             return ("retry", more)
         return ("ok", plan)

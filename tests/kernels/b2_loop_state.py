@@ -1,8 +1,9 @@
 """Python state a loop with a symbolic trip count carries from one iteration to the next, as real kernels keep it: a
 step chosen by an `if`, a step whose sign the kernel does not fix, a PSUM bank counter taken modulo the bank count,
 a running maximum, an allocator that opens and closes a scope in each iteration, a buffer object whose fields a
-helper gives new tiles in each iteration, an object with a field the verifier cannot know, and a list the loop
-assigns into at computed positions (a shuffle mask).  Each was 'not
+helper gives new tiles in each iteration, an object with a field the verifier cannot know, a list the loop
+assigns into at computed positions (a shuffle mask), and a config whose weights each iteration replaces by a view
+of its expert while its other fields stay as set before the loop.  Each was 'not
 understood' (NKI902) and the rest of the loop was checked with unknown values, or not at all."""
 import logging
 
@@ -271,4 +272,97 @@ def shuffle_mask_written_past_its_end(x, shift: int):
         mask[shift + i] = i  # expect: NKI101 warning
     nisa.nc_stream_shuffle(dst=dst, src=src, shuffle_mask=mask)
     nisa.dma_copy(dst=out, src=dst)
+    return out
+
+
+class ExpertView(nl.NKIObject):
+    def __init__(self, w, e):
+        self.w = w
+        self.e = e
+
+    def tile(self):
+        return self.w[self.e]
+
+
+class ExpertConfig(nl.NKIObject):
+    def __init__(self, w, transposed):
+        self.weights = w
+        self.transposed = transposed
+
+
+@nki.jit
+def weights_viewed_per_token(w, idx):
+    # each iteration replaces the config's weights by a view of the token's expert; `transposed`, set before the
+    # loop, keeps its value: the branch it rules out (whose slice would run past the end) is not taken
+    E, P, F = w.shape
+    T, K = idx.shape
+    assert P <= 128 and F <= 512
+    cfg = ExpertConfig(w, 0)
+    base = cfg.weights
+    out = nl.ndarray((P, F), dtype=w.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((P, F), dtype=w.dtype, buffer=nl.sbuf)
+    for tok in range(T):
+        cfg.weights = ExpertView(base, tok % E)
+        if cfg.transposed == 1:
+            nisa.dma_copy(dst=t[0:P, 0:F], src=cfg.weights.tile()[0:P, 1:F + 1])
+        else:
+            nisa.dma_copy(dst=t, src=cfg.weights.tile())
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def weights_viewed_per_token_one_past(w, idx):
+    E, P, F = w.shape
+    T, K = idx.shape
+    assert P <= 128 and F <= 512
+    cfg = ExpertConfig(w, 0)
+    base = cfg.weights
+    out = nl.ndarray((P, F), dtype=w.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((P, F), dtype=w.dtype, buffer=nl.sbuf)
+    for tok in range(T):
+        cfg.weights = ExpertView(base, tok % E + 1)
+        nisa.dma_copy(dst=t, src=cfg.weights.w[cfg.weights.e])  # expect: NKI101 warning
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+class RunningTotal(nl.NKIObject):
+    def __init__(self, total):
+        self.total = total  # allocated before the loop, accumulated into
+        self.chunk = None  # a tile of the chunk's width, allocated in each iteration
+
+
+@nki.jit
+def running_total_with_a_tile_per_chunk(x):
+    # `chunk` gets a new tile of the chunk's width in each iteration; `total`, which the loop never rebinds,
+    # keeps the tile allocated before it, and its accesses are checked
+    P, N = x.shape
+    assert P <= 128
+    acc = RunningTotal(nl.ndarray((P, 128), dtype=x.dtype, buffer=nl.sbuf))
+    nisa.memset(dst=acc.total, value=0.0)
+    for i in range((N + 127) // 128):
+        w = min(128, N - i * 128)
+        acc.chunk = nl.ndarray((P, w), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=acc.chunk, src=x[:, i * 128:i * 128 + w])
+        nisa.tensor_tensor(dst=acc.total[:, 0:w], data1=acc.total[:, 0:w], data2=acc.chunk, op=nl.add)
+    out = nl.ndarray((P, 128), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=acc.total)
+    return out
+
+
+@nki.jit
+def running_total_with_a_tile_per_chunk_one_past(x):
+    P, N = x.shape
+    assert P <= 128
+    acc = RunningTotal(nl.ndarray((P, 128), dtype=x.dtype, buffer=nl.sbuf))
+    nisa.memset(dst=acc.total, value=0.0)
+    for i in range((N + 127) // 128):
+        w = min(128, N - i * 128)
+        acc.chunk = nl.ndarray((P, w), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=acc.chunk, src=x[:, i * 128:i * 128 + w])
+        nisa.tensor_tensor(dst=acc.total[:, 1:w + 1], data1=acc.total[:, 0:w], data2=acc.chunk,  # expect: NKI101 warning
+                           op=nl.add)
+    out = nl.ndarray((P, 128), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=acc.total)
     return out
