@@ -651,7 +651,7 @@ def _equal_to_max(e: Expr) -> BExpr | None:
             continue
         rest = _make_lin({t: k * -co for t, k in terms.items() if t is not m}, c * -co)  # e == 0 <=> rest == m
         if rest in m.args:
-            return band(*(le(x, rest) for x in m.args if x is not rest and x != rest))
+            return band(*(le(x, rest) for x in m.args if x != rest))
     return None
 
 

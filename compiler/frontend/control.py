@@ -779,8 +779,7 @@ class ControlMixin:
             if V.is_int(v) or isinstance(v, (bool, E.BExpr)):
                 probes[("name", name)] = self._probe(name, v)
         outcome = None
-        exempt: set = set()
-        exempt_objects: dict = {}
+        exempt: dict = {}  # (id of an object, field) -> the object: fields unknown at each iteration's start
         unrolled = isinstance(trip, int) and trip <= self.options.unroll_limit  # if not summarised
         for _attempt in range(5):
             outcome = self._summary_pass(st, kind, start, stop, step, elem, label_from, dialect, trip, assigned,
@@ -796,16 +795,14 @@ class ControlMixin:
                 # before the loop), and the pass is tried again.  (Not fields holding tiles of another shape
                 # each iteration: their reads in later iterations are the object's state, said not followed)
                 for o in outcome[2]:
-                    for k in sorted(outcome[3][id(o)]):
-                        o.set(k, V.Unknown(f"{o.cls.name}.{k} changed in a loop"))
-                        exempt.add((id(o), k))
-                    exempt_objects[id(o)] = o
+                    fields = sorted(outcome[3][id(o)])
+                    self._havoc_object(o, fields)
+                    exempt.update(((id(o), k), o) for k in fields)
                 continue
             break
         if outcome[0] == "ok":
-            for key in sorted(exempt, key=lambda x: x[1]):
-                o = exempt_objects[key[0]]
-                o.set(key[1], V.Unknown(f"{o.cls.name}.{key[1]} changed in a loop"))
+            for (_, k), o in sorted(exempt.items(), key=lambda kv: kv[0][1]):
+                self._havoc_object(o, (k,))
             return
         carried, touched = outcome[1], outcome[2]
         if isinstance(trip, int) and trip <= self.options.unroll_limit:
@@ -908,7 +905,6 @@ class ControlMixin:
                 plan["deltas"][key] = rule
         touched_bad = []
         bad_fields: dict = {}
-        hard: set = set()
         unsolved = probe_syms - {probes[key] for key in plan["deltas"]}  # probes with no closed form (yet)
         for o in t.touched():
             snap = t.saved[id(o)][1]
@@ -940,6 +936,8 @@ class ControlMixin:
                 else:
                     touched_bad.append(o)
             elif isinstance(o, V.Instance):
+                fields: set = set()  # changed to values not followed
+                hard = False  # a field given tiles of another shape
                 for k, v in o.attrs.items():
                     key = ("attr", o, k)
                     if key in probes or (id(o), k) in exempt:
@@ -956,13 +954,13 @@ class ControlMixin:
                         elif _holds_tiles(v):
                             # tiles of another shape each iteration (a running statistic reallocated under a
                             # condition): the iterations' tiles are not followed (see loop_over)
-                            hard.add(id(o))
+                            hard = True
                         else:
-                            bad_fields.setdefault(id(o), set()).add(k)
-                if id(o) in bad_fields or id(o) in hard:
+                            fields.add(k)
+                if hard or fields:
                     touched_bad.append(o)
-                if id(o) in hard:
-                    bad_fields.pop(id(o), None)
+                if fields and not hard:
+                    bad_fields[id(o)] = fields
             else:
                 touched_bad.append(o)
         if failed_names or touched_bad:
@@ -1261,9 +1259,11 @@ class ControlMixin:
             if not (last and id(obj) in tr.appended):
                 tr.reads.add(id(obj))
 
-    def _havoc_object(self, o: Any) -> None:
+    def _havoc_object(self, o: Any, fields: Any = None) -> None:
+        """What a loop changed in a way not followed becomes unknown: an object's `fields` (all when None), a
+        list's items and length, a dict's entries."""
         if isinstance(o, V.Instance):
-            for k in list(o.attrs):
+            for k in list(o.attrs) if fields is None else fields:
                 o.set(k, V.Unknown(f"{o.cls.name}.{k} changed in a loop"))
         elif isinstance(o, V.PyList):
             o.set_items([], V.SymSeq(self.fresh_seq_var(), self.fresh_int("<length of a list built in a loop>"),

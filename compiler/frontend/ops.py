@@ -737,7 +737,6 @@ def _fraction(c: float) -> tuple | None:
     return q.numerator, q.denominator
 
 
-
 def _compared_constants(fn_node: ast.AST, side: str) -> frozenset:
     """The int constants a function compares the expression `side` (an ast.dump) with by ==, != or `in` (the
     rank chain `if rank == 2: ... elif rank == 4: ...`, `len(k.shape) == len(v.shape) == 3`,

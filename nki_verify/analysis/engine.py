@@ -26,7 +26,7 @@ from typing import Callable
 from compiler import expr as E
 from compiler import ir
 
-from ..diagnostics import LOOP_COPY, ERROR, UNDECIDED, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
+from ..diagnostics import ERROR, LOOP_COPY, UNDECIDED, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
 from . import radix, rewrite
 from .accesses import UNKNOWN_COPY, conjuncts
 from .solver import (FINE_POINTS_KEPT, QUANT_RLIMIT, QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context,
