@@ -35,6 +35,10 @@ def _address(text: str) -> tuple[str, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # the program: the memory layout and hash seed of the CLI (see nki_verify.process)
+        from nki_verify.process import fixed_layout
+
+        fixed_layout()
     parser = build_parser()
     args = parser.parse_args(list(argv) if argv is not None else None)
     try:

@@ -22,7 +22,7 @@ from .cache import DIRNAME as CACHE_DIRNAME
 from .cache import Cache
 from .config import Config, ConfigError, find_config, find_config_file, load_config
 from .diagnostics import ERROR, SEVERITY_RANK, WARNING, Location, Note
-from .process import tune_gc
+from .process import fixed_layout, tune_gc
 from .options import DEFAULT_SOLVER_TIMEOUT_MS, Options
 from .report import FileResult, Run, github, json_report, junit, sarif, statistics
 from .report.text import SourceCache, display_path, format_diagnostic, statistics_table, summary, use_color
@@ -571,6 +571,8 @@ def cmd_rule(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # the program (not a call from Python): the same findings in every run
+        fixed_layout()
     tune_gc()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version"):

@@ -9,6 +9,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+from nki_verify.process import ADDR_NO_RANDOMIZE, REEXEC_MARK
+
 from .cli_run import KERNELS, ROOT, run
 
 HASHES = """
@@ -35,12 +39,45 @@ def test_findings_are_the_same_in_every_process() -> None:
                                                   "b1_spmd_races.py", "b2_tail_tiles.py")]
     outs = []
     for seed in ("1", "2"):
-        r = run("check", "--no-cache", "--output-format", "json", "--exit-zero", *kernels, PYTHONHASHSEED=seed)
+        # (the program starts itself again with the hash seed 0, see the next test: not here, so that each run
+        # analyses with its own seed)
+        r = run("check", "--no-cache", "--output-format", "json", "--exit-zero", *kernels, PYTHONHASHSEED=seed,
+                **{REEXEC_MARK: "1"})
         report = json.loads(r.stdout)
         assert report["diagnostics"]
         outs.append([(d["path"], d["line"], d["code"], d["message"], d.get("counterexample"), d.get("suggestion"))
                      for d in report["diagnostics"]])
     assert outs[0] == outs[1]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the layout is fixed on Linux only")
+def test_the_program_runs_again_with_a_fixed_memory_layout_and_hash_seed(tmp_path, monkeypatch) -> None:
+    # z3's search near its resource limit depends on the addresses of its objects: the CLI and the language
+    # server start themselves again, once, with address randomisation off and the hash seed 0
+    probe = tmp_path / "probe.py"
+    probe.write_text("import os, sys\n"
+                     "print(open('/proc/self/personality').read().strip(), os.environ.get('PYTHONHASHSEED'),\n"
+                     "      sys.flags.hash_randomization, os.environ.get('NKI_VERIFY_FIXED_LAYOUT'))\n"
+                     "from nki_verify.process import fixed_layout\n"
+                     "print(fixed_layout())\n")
+    env = dict(os.environ, PYTHONHASHSEED="random")
+    env.pop(REEXEC_MARK, None)
+    out = subprocess.run([sys.executable, str(probe)], cwd=ROOT, env=env, capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    # the first run prints its state, then starts again (the second prints its state and that it goes on)
+    assert len(out) == 4 and out[3] == "", out
+    first, second, goes_on = out[0].split(), out[1].split(), out[2]
+    assert first[1:] == ["random", "1", "None"]
+    assert int(second[0], 16) & ADDR_NO_RANDOMIZE and second[1:] == ["0", "0", "1"]
+    assert goes_on == "False"  # once: the program started again does not start itself a third time
+    # the CLI does so when run as the program, and not when called with its arguments from Python
+    calls: list = []
+    from nki_verify import cli
+
+    monkeypatch.setattr(cli, "fixed_layout", lambda: calls.append(1))
+    monkeypatch.setattr(sys, "argv", ["nki-verify", "--version"])
+    assert cli.main() == 0 and calls == [1]
+    assert cli.main(["--version"]) == 0 and calls == [1]
 
 
 # fields and locals set under a symbolic condition, then changed by a loop the verifier does not follow: the
