@@ -277,22 +277,6 @@ def _builds_lists(body: list) -> bool:
     return False
 
 
-def _holds_tiles(v: Any, depth: int = 0) -> bool:
-    """A tensor, or a list, tuple or dict holding one (nested)."""
-    if isinstance(v, (V.TensorVal, V.IndexGrid)):
-        return True
-    if depth > 3:
-        return False
-    if isinstance(v, V.PyList):
-        return any(_holds_tiles(x, depth + 1) for x in v.items) or \
-            (v.tail is not None and _holds_tiles(v.tail.elem, depth + 1))
-    if isinstance(v, tuple):
-        return any(_holds_tiles(x, depth + 1) for x in v)
-    if isinstance(v, V.PyDict):
-        return any(_holds_tiles(x, depth + 1) for x in v.items.values())
-    return False
-
-
 def _same_tiles(a: Any, b: Any, depth: int = 0) -> bool:
     """Two values of the same structure whose leaves are tensors of the same shapes (lists or tuples of them,
     nested): what a loop that rebinds its accumulators each iteration carries."""
@@ -792,8 +776,9 @@ class ControlMixin:
                 # fields of objects the body sets to values not followed (a config's weights replaced by a view
                 # of this iteration's expert): those fields, and no others, are unknown at each iteration's
                 # start and after the loop; the fields the body leaves alone keep their values (a flag set
-                # before the loop), and the pass is tried again.  (Not fields holding tiles of another shape
-                # each iteration: their reads in later iterations are the object's state, said not followed)
+                # before the loop), and the pass is tried again.  So are fields given tiles of another shape in
+                # each iteration (attention's score tile, reallocated with each tile's width): a read before the
+                # iteration sets them is an operand not known
                 for o in outcome[2]:
                     fields = sorted(outcome[3][id(o)])
                     self._havoc_object(o, fields)
@@ -936,8 +921,7 @@ class ControlMixin:
                 else:
                     touched_bad.append(o)
             elif isinstance(o, V.Instance):
-                fields: set = set()  # changed to values not followed
-                hard = False  # a field given tiles of another shape
+                fields: set = set()  # changed to values not followed (tiles of another shape among them)
                 for k, v in o.attrs.items():
                     key = ("attr", o, k)
                     if key in probes or (id(o), k) in exempt:
@@ -951,15 +935,10 @@ class ControlMixin:
                             continue
                         if k in snap and (V.is_int(snap[k]) or isinstance(snap[k], (bool, E.BExpr))):
                             more[key] = self._probe(_probe_label(key), snap[k])
-                        elif _holds_tiles(v):
-                            # tiles of another shape each iteration (a running statistic reallocated under a
-                            # condition): the iterations' tiles are not followed (see loop_over)
-                            hard = True
                         else:
                             fields.add(k)
-                if hard or fields:
+                if fields:
                     touched_bad.append(o)
-                if fields and not hard:
                     bad_fields[id(o)] = fields
             else:
                 touched_bad.append(o)

@@ -660,6 +660,11 @@ class OpsMixin:
             return tuple(self.merge(c, x, y) for x, y in zip(a, b))
         if isinstance(a, V.TensorVal) and isinstance(b, V.TensorVal) and a == b:
             return a
+        if isinstance(a, V.Unknown) != isinstance(b, V.Unknown) and isinstance(b if isinstance(a, V.Unknown) else a,
+                                                                             V.TensorVal):
+            # a tile on one side only (a buffer allocated under a flag, in a loop that leaves the field unknown at
+            # each iteration's start): kept, for the paths that state the condition (`if flash:` before each use)
+            return V.Phi(c, a, b)
         if isinstance(a, V.Unknown):
             return a
         if isinstance(b, V.Unknown):

@@ -2,9 +2,10 @@
 step chosen by an `if`, a step whose sign the kernel does not fix, a PSUM bank counter taken modulo the bank count,
 a running maximum, an allocator that opens and closes a scope in each iteration, a buffer object whose fields a
 helper gives new tiles in each iteration, an object with a field the verifier cannot know, a list the loop
-assigns into at computed positions (a shuffle mask), and a config whose weights each iteration replaces by a view
-of its expert while its other fields stay as set before the loop.  Each was 'not
-understood' (NKI902) and the rest of the loop was checked with unknown values, or not at all."""
+assigns into at computed positions (a shuffle mask), a config whose weights each iteration replaces by a view
+of its expert while its other fields stay as set before the loop, and a buffer object whose score tile an inner
+loop reallocates with each tile's width while its running maximum, allocated under a flag, stays the flag's tile.
+Each was 'not understood' (NKI902) and the rest of the loop was checked with unknown values, or not at all."""
 import logging
 
 import nki
@@ -365,4 +366,64 @@ def running_total_with_a_tile_per_chunk_one_past(x):
                            op=nl.add)
     out = nl.ndarray((P, 128), dtype=x.dtype, buffer=nl.shared_hbm)
     nisa.dma_copy(dst=out, src=acc.total)
+    return out
+
+
+class FlashBuffers(nl.NKIObject):
+    # the library's attention buffers: a running maximum allocated per batch only when flash attention is on,
+    # and a score tile the inner loop reallocates with the width of each tile (the last one narrower)
+    def __init__(self):
+        self.running = None
+        self.scores = None
+
+
+@nki.jit
+def running_max_over_tiles_when_flagged(x, flags):
+    # the inner loop gives `scores` a tile of another width in each iteration: only that field is unknown
+    # at the iteration's start; `running`, set under the flag, is still the flag's tile where the flag is read
+    B, P, F = x.shape
+    assert P == 128 and F <= 4096
+    flash = flags.shape[0] % 2 == 1
+    out = nl.ndarray((B, P, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    bufs = FlashBuffers()
+    bufs.scores = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    for b in range(B):
+        if flash:
+            bufs.running = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.memset(dst=bufs.running, value=-3.0e38)
+        for i in range((F + 511) // 512):
+            w = min(512, F - i * 512)
+            bufs.scores = nl.ndarray((128, w), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=bufs.scores, src=x[b, :, i * 512:i * 512 + w])
+            if flash:
+                part = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.tensor_reduce(dst=part, op=nl.maximum, data=bufs.scores, axis=1)
+                nisa.tensor_tensor(dst=bufs.running, data1=bufs.running, data2=part, op=nl.maximum)
+        if flash:
+            nisa.dma_copy(dst=out[b], src=bufs.running)
+    return out
+
+
+@nki.jit
+def running_max_over_tiles_when_flagged_one_past(x, flags):
+    B, P, F = x.shape
+    assert P == 128 and F <= 4096
+    flash = flags.shape[0] % 2 == 1
+    out = nl.ndarray((B, P, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    bufs = FlashBuffers()
+    bufs.scores = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    for b in range(B):
+        if flash:
+            bufs.running = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.memset(dst=bufs.running, value=-3.0e38)
+        for i in range((F + 511) // 512):
+            w = min(512, F - i * 512)
+            bufs.scores = nl.ndarray((128, w), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=bufs.scores, src=x[b, :, i * 512:i * 512 + w])
+            if flash:
+                part = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.tensor_reduce(dst=part, op=nl.maximum, data=bufs.scores, axis=1)
+                nisa.tensor_tensor(dst=bufs.running, data1=bufs.running, data2=part, op=nl.maximum)
+        if flash:
+            nisa.dma_copy(dst=out[b], src=bufs.running[:, 1:2])  # expect: NKI101 warning
     return out
