@@ -293,6 +293,44 @@ def test_a_suggested_lower_bound_is_the_least_that_works() -> None:
     assert diags[1].suggestion == "assert x.shape[0] >= 256", diags[1].suggestion
 
 
+def test_keys_read_with_the_queries_strides_suggest_the_same_dimensions() -> None:
+    # the loop runs over q's batch and reads k with q's row length: the help is that k has q's shape, axis by
+    # axis (the solver alone gives up on the flattened bound; with k's dimensions replaced by q's, the access's
+    # digits prove it)
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(q, k):
+            B, S, D = q.shape
+            Bk, Sk, Dk = k.shape
+            assert S <= 128 and D <= 512
+            out = nl.ndarray((B, S, D), dtype=q.dtype, buffer=nl.shared_hbm)
+            for b in range(B):
+                t = nl.ndarray((S, D), dtype=q.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=k.ap([[D, S], [1, D]], offset=b * S * D))
+                nisa.dma_copy(dst=out[b], src=t)
+            return out
+    """)
+    (d,) = verify_source(text, "/tmp/k.py")
+    assert (d.code, d.line) == ("NKI102", 13)
+    assert d.suggestion == "assert (q.shape[0] == k.shape[0]) and (q.shape[1] == k.shape[1]) and " \
+                           "(q.shape[2] == k.shape[2])", d.suggestion
+
+
+def test_parts_of_a_check_over_the_inputs_alone_are_candidates() -> None:
+    from compiler import expr as E
+    from nki_verify.analysis.engine import _input_atoms
+
+    d, n, i = E.Sym("d", 1, "shape"), E.Sym("n", 2, "shape"), E.Sym("i", 3, "loop")
+    even = E.eq(E.mod(d, 2), 0)
+    goal = E.bor(even, E.eq(E.minimum(8, E.sub(n, i)), 0))
+    assert _input_atoms(goal, lambda s: s in (d, n)) == [even]
+    assert _input_atoms(even, lambda s: True) == []  # the check itself is a candidate already
+
+
 UNINITIALISED = src("""
     import nki
     import nki.isa as nisa

@@ -20,6 +20,7 @@ import functools
 import itertools
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -29,7 +30,8 @@ from compiler import ir
 from ..diagnostics import ERROR, LOOP_COPY, UNDECIDED, WARNING, Diagnostic, Location, Note, finding_key, finding_rank
 from . import radix, rewrite
 from .accesses import UNKNOWN_COPY, conjuncts
-from .solver import (FINE_POINTS_KEPT, QUANT_RLIMIT, QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated, Z3Context,
+from .solver import (FINE_POINTS_KEPT, PROVED, QUANT_RLIMIT, QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated,
+                     Z3Context,
                      relevant)
 
 INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown", "config"})
@@ -57,7 +59,9 @@ QUIET_QUERY_BUDGET = 80
 # them) gets the quiet checks' smaller limit and no second chances for the rest of its checks: their verdicts
 # are the same when decided, and the undecided ones say the budget was spent.  A count, like the others.
 UNDECIDED_BUDGET = 24
+SHAPE_LABEL = re.compile(r"(.+)\.shape\[(\d+)\]")  # an input dimension's label: array, axis
 SUGGESTION_BISECTIONS = 8  # queries lowering a suggested `assert n >= c` (KernelAnalysis._least_floor)
+ATOM_SIZE = 12  # the largest part of a check's condition suggested as an assert (`d % 2 == 0` is 4)
 LONG_NOTE = 120  # characters of a loop's bounds in terms of the inputs shown in its note (else the source's words)
 CASE_SPLIT_LIMIT = 16  # cases of a split over symbols with a few values (KernelAnalysis._by_cases)
 # the work allowed to the question asked first of a check on configuration fields (is some configuration always
@@ -893,6 +897,12 @@ class KernelAnalysis:
             # check, `e0_1 != e0_2`, is nothing the kernel could assert)
             cands.append(ob.goal)
         is_input = lambda s: self.info.get(s) is not None and self.info[s].role in ("shape", "scalar")  # noqa: E731
+        # the parts of the check's own condition that are over the inputs alone (`d % 2 == 0` in `d % 2 == 0 or
+        # n_tiles == 0`): the kernel may mean to require one of them
+        cands.extend(a for a in _input_atoms(ob.goal, is_input) if a not in cands)
+        # dimensions of two inputs that the access mixes (an index whose loop runs over q's batch used on k's
+        # axis 0, k's rows walked with q's row stride): the same axes equal, all of them at once
+        cands.extend(self._same_axes(ob, is_input))
         solved = _solved_bounds(ob.goal, is_input)
         # with each loop/pattern index at its worst end, a bound on the input that sets the range
         goal = E.substitute(ob.goal, E.fixed_by(self.ranges))  # dimensions the kernel's asserts fix
@@ -936,6 +946,8 @@ class KernelAnalysis:
             if cand in (E.TRUE, E.FALSE) or any(_in_model(cand, m) is True for m in refuting):
                 continue
             r = self.prover.find_violation(ob.goal, list(local) + [cand])
+            if isinstance(r, Unknown) and self._holds_given_equal(ob, local, cand):
+                r = PROVED
             if isinstance(r, Violated):
                 refuting.append(r.model)
             # the assertion must leave some admissible input that still reaches the check (one that empties
@@ -945,6 +957,56 @@ class KernelAnalysis:
                     cand = self._least_floor(ob.goal, local, *floors[cand])
                 return f"assert {self.show(cand)}"
         return None
+
+    def _holds_given_equal(self, ob: Obligation, local: list, cand: E.BExpr) -> bool:
+        """Where the solver gave up on the check under a candidate made of equalities of dimensions: the check
+        with each equal dimension replaced by the other (one symbol fewer each), asked again, and for an upper
+        bound of a flattened access by mixed-radix digits (`radix.bounded`), as the checks themselves are."""
+        eqs = cand.args if isinstance(cand, E.BAnd) else (cand,)
+        subst: dict = {}
+        for c in eqs:
+            if not (isinstance(c, E.Cmp) and c.op == E.EQ):
+                return False
+            t, k = E._linear_parts(c.e)
+            if k != 0 or len(t) != 2 or sorted(t.values()) != [-1, 1] or not all(isinstance(a, E.Sym) for a in t):
+                return False
+            a, b = sorted(t, key=lambda x: x.uid)
+            subst[b] = a
+        goal = E.substitute(ob.goal, subst)
+        facts = [E.substitute(f, subst) for f in local]
+        if isinstance(self.prover.find_violation(goal, facts, QUIET_RLIMIT, retry=False), Proved):
+            return True
+        if ob.code not in BOUND_CODES:
+            return False
+        syms = set(E.free_syms(goal)).union(*(E.free_syms(f) for f in facts))
+        ranges = dict(self.ranges)
+        for f in facts:
+            E.refine_ranges(ranges, f)
+        base = [E.substitute(f, subst) for f in relevant(syms, self.base)]
+        return radix.bounded(goal, facts + base, self._is_exec, ranges, self._bound_side_proved)
+
+    def _same_axes(self, ob: Obligation, is_input: Callable) -> list:
+        """For two inputs whose dimensions the check mentions (or the bounds of the loops whose indices it
+        mentions), the conjunction of `a.shape[i] == b.shape[i]` over the axes both have mentioned."""
+        free = E.free_syms(ob.goal)
+        mentioned = {x for x in free if isinstance(x, E.Sym) and is_input(x)}
+        for lid in ob.loops:
+            lp = self.loops.get(lid)
+            if lp is not None and lp.var in free:
+                mentioned |= {x for x in E.free_syms(lp.stop) if isinstance(x, E.Sym) and is_input(x)}
+        axes: dict = {}  # array -> {axis: symbol}
+        for x in sorted(mentioned, key=lambda x: x.uid):
+            m = SHAPE_LABEL.fullmatch(self.info[x].label)
+            if m:
+                axes.setdefault(m.group(1), {})[int(m.group(2))] = x
+        out = []
+        names = list(axes)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                common = sorted(axes[a].keys() & axes[b].keys())
+                if common:
+                    out.append(E.band(*[E.eq(axes[a][k], axes[b][k]) for k in common]))
+        return out[:4]
 
     def _least_floor(self, goal: E.BExpr, local: list, s: E.Sym, c: int) -> E.BExpr:
         """`s >= c'` for the least c' <= c under which the goal holds, by bisection (a few queries): the loop that
@@ -968,6 +1030,22 @@ class KernelAnalysis:
             if v <= c and isinstance(self.prover.find_violation(E.ge(s, v), list(local) + [E.ge(s, hi)]), Proved):
                 return E.ge(s, v)
         return E.ge(s, hi)
+
+
+def _input_atoms(goal: E.BExpr, is_input: Callable) -> list:
+    """The comparisons inside a disjunction or conjunction (`goal` itself excluded) whose symbols are all
+    inputs, in order, at most four."""
+    out: list = []
+    stack = list(goal.args) if isinstance(goal, (E.BOr, E.BAnd)) else []
+    while stack and len(out) < 4:
+        g = stack.pop(0)
+        if isinstance(g, (E.BOr, E.BAnd)):
+            stack.extend(g.args)
+        elif isinstance(g, E.Cmp) and E.size(g) <= ATOM_SIZE:
+            syms = E.free_syms(g)
+            if syms and all(isinstance(x, E.Sym) and is_input(x) for x in syms):
+                out.append(g)
+    return out
 
 
 def _undecided_key(where: Location, check: str) -> tuple:
