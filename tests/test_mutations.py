@@ -25,8 +25,11 @@ def test_a_saved_sample_replays_the_same_mutants(tmp_path) -> None:
     sample = tmp_path / "sample.json"
     first = _run(str(corpus), "--per-class", "3", "--save-mutants", str(sample))
     saved = json.loads(sample.read_text())
-    assert len(saved) == first["mutants"] > 0
-    assert {m["cls"] for m in saved} <= {"off_by_one", "tile_past_128", "psum_wide", "seq_to_affine"}
+    # (these are Beta 2 kernels: a sequential_range made affine_range is of the class reported apart, since
+    # affine_range is range there, and not in the total)
+    classes = {m["cls"] for m in saved}
+    assert classes <= {"off_by_one", "tile_past_128", "psum_wide", "seq_to_affine_b2"}
+    assert len([m for m in saved if m["cls"] != "seq_to_affine_b2"]) == first["mutants"] > 0
     assert all(m["path"].startswith("kernels" + os.sep) for m in saved)
     # another seed would draw another sample; the replay ignores it and measures exactly the saved mutants
     again = _run(str(corpus), "--seed", "7", "--mutants", str(sample))
