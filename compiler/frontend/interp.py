@@ -339,6 +339,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         if self.kb is None or cond == E.TRUE:
             return
         path = self.path_cond()
+        # (a path or condition over loop indices or program ids is not a global assumption: said before the
+        # implication is built, which negates the whole path, a tenth of the front end's time on MoE kernels)
+        if any(self.is_exec_sym(s) for s in E.free_syms(cond)) or any(self.is_exec_sym(s) for s in E.free_syms(path)):
+            return
         fact = E.implies(path, cond)
         if not any(self.is_exec_sym(s) for s in E.free_syms(fact)):
             self.kb.assume(fact, self.span(node), origin)

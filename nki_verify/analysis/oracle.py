@@ -28,6 +28,7 @@ DECIDE_BUDGET = 150
 # and proving it took two satisfiable checks (660 of 1320 solves over nki-library, 5 of its 7.5 s)
 POINTS_KEPT = 24
 WITNESS_EVALUATIONS = 16  # points evaluated per question (each against all its facts)
+SIMPLIFIED_KEPT = 20_000  # conditions simplified in their ranges, remembered (see SolverOracle._simplified)
 
 
 class SolverOracle:
@@ -42,6 +43,7 @@ class SolverOracle:
         # (the language server keeps one per open document, so an edit re-asks nothing already decided)
         self._cache: dict = cache if cache is not None else {}
         self._bounds: dict = {}  # symbol info -> its range as facts
+        self._simple: dict = {}  # (condition, ranges of its symbols) -> the condition simplified in them
         self._points: list = []  # models of earlier questions (symbol -> value), the newest last
         self.queries = 0
         self.witnessed = 0  # sides of conditions shown possible by a kept point instead of the solver
@@ -57,7 +59,7 @@ class SolverOracle:
         d = E.decide(cond, ranges)
         if d is not None:
             return d
-        cond = E.simplify_in(cond, ranges)
+        cond = self._simplified(cond, ranges)
         if isinstance(cond, E.BConst):
             return cond.value
         syms = E.free_syms(cond)
@@ -74,6 +76,19 @@ class SolverOracle:
         out = self._solve(cond, facts, kb)
         self._cache[key] = out
         return out
+
+    def _simplified(self, cond: E.BExpr, ranges: dict) -> E.BExpr:
+        """`E.simplify_in(cond, ranges)`, remembered by the condition and the ranges of its own symbols (all it
+        depends on): a loop's summary passes and a kernel's runs per rank ask the same conditions again, and
+        simplifying them was an eighth of the front end's time on MoE kernels."""
+        key = (cond, tuple((s, r.lo, r.hi) for s in sorted(E.free_syms(cond), key=lambda s: s.uid)
+                           if (r := ranges.get(s)) is not None))
+        got = self._simple.get(key)
+        if got is None:
+            if len(self._simple) >= SIMPLIFIED_KEPT:
+                self._simple.clear()
+            got = self._simple[key] = E.simplify_in(cond, ranges)
+        return got
 
     def _solve(self, cond: E.BExpr, facts: E.BExpr, kb: Any) -> bool | None:
         if self._tr is None:
