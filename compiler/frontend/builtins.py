@@ -926,6 +926,18 @@ def _list_method(name: str) -> Any:
     return locals().get(name)
 
 
+def any_of(it: Any, values: list, why: str) -> Any:
+    """One of `values`, not known which (a table looked up with a key the verifier does not know: the largest
+    value of each dtype): one of several floats is a float not known; one of several integers a value not
+    determined in their range (a check that holds over the range is proved, one that depends on the choice is
+    undecided); anything else not known."""
+    if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        if any(isinstance(v, float) for v in values):
+            return V.OPAQUE_FLOAT
+        return it.fresh_int(f"<one of {len(set(values))} values: {why}>", "unknown", min(values), max(values) + 1)
+    return V.Unknown(why)
+
+
 def _takes_value(a: list, method: str, n: Any, exactly: bool = True) -> None:
     """A sequence method called with its object and the value it needs (`exactly`: and nothing more); else a
     finding on the call, as Python raises TypeError (not an internal error on the missing argument)."""
@@ -944,8 +956,12 @@ def _dict_method(name: str) -> Any:
     def get(it: Any, a: list, k: dict, n: Any) -> Any:
         d, key = a[0], it.hashable_key(a[1])
         default = a[2] if len(a) > 2 else None
+        if isinstance(key, V.DTypeVal) and key.name.startswith("?"):
+            return it.dtype_lookup(d.items, key, default)
         if key is None:
-            return V.Unknown("dict.get() with an unknown key")
+            # (a key missing from the table gives None, which fails where a number is needed: left out)
+            values = list(d.items.values()) + ([default] if len(a) > 2 else [])
+            return any_of(it, values, "dict.get() with an unknown key")
         return d.items.get(key, default)
 
     def keys(it: Any, a: list, k: dict, n: Any) -> Any:

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from .. import expr as E
 from .. import ir
+from . import builtins
 from . import values as V
 from .control import NoFallthrough, ReturnSignal
 from .modules import FRAMEWORK_NKI, nki_api_path
@@ -935,9 +936,15 @@ class CallsMixin:
         if isinstance(obj, V.PyDict):
             k = self.hashable_key(key)
             if k is None:
+                values = list(obj.items.values())
+                if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+                    # (a key the table lacks raises KeyError: those inputs are not admissible)
+                    return builtins.any_of(self, values, "a dict lookup with a key that is not known")
                 raise V.NotUnderstood("a dict lookup with a key that is not known", node)
             if k in obj.items:
                 return obj.items[k]
+            if isinstance(k, V.DTypeVal) and k.name.startswith("?") and obj.items:
+                return self.dtype_lookup(obj.items, k)
             if isinstance(key, (E.Expr, E.BExpr)):
                 raise V.NotUnderstood("a dict lookup with a symbolic key", node)
             raise V.NotUnderstood(f"dict has no key {key!r}", node)

@@ -113,6 +113,22 @@ class NkiMixin:
                 return dt
         return name
 
+    def dtype_lookup(self, items: dict, key: V.DTypeVal, missing: Any = V.MISSING) -> Any:
+        """`table[key]` (or `table.get(key, missing)`) for an input's dtype the verifier does not know: each
+        entry under the condition that the dtype is the entry's key (the predicates the kernel's own dtype tests
+        use, so an `assert q.dtype == nl.float8_e4m3` before the lookup settles it).  Without `missing` a key the
+        table lacks raises KeyError, so the last entry is taken where no other matches."""
+        out = missing
+        for k, v in reversed(list(items.items())):
+            c = self.api_equal(key, k)
+            if c is False:
+                continue
+            if c is True or out is V.MISSING:
+                out = v
+            else:
+                out = self.merge(c, v, out)
+        return None if out is V.MISSING else out
+
     def api_equal(self, a: Any, b: Any) -> Any:
         da, db = self.api_dtype(a), self.api_dtype(b)
         if isinstance(a, V.DTypeVal) or isinstance(b, V.DTypeVal):
@@ -127,7 +143,7 @@ class NkiMixin:
                 # is known where the dtype matters (see `settled_dtype`)
                 key = (name, known)
                 if key not in self._dtype_eqs:
-                    self._dtype_eqs[key] = self.fresh_bool("<dtype of an input>")
+                    self._dtype_eqs[key] = self.fresh_bool(f"<{name[1:]} == {known}>")
                 return self._dtype_eqs[key]
             if da is not None and db is not None:
                 return da == db
