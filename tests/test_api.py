@@ -320,6 +320,15 @@ def test_keys_read_with_the_queries_strides_suggest_the_same_dimensions() -> Non
                            "(q.shape[2] == k.shape[2])", d.suggestion
 
 
+def test_a_finding_that_depends_on_an_input_dtype_says_which() -> None:
+    path = os.path.join(os.path.dirname(__file__), "kernels", "b2_dtype_tables.py")
+    diags = verify_source(open(path).read(), path, Options(kernels=("two_banks_of_elements",)))
+    (d,) = [d for d in diags if d.code == "NKI101"]
+    # 4096 // bytes columns exceed the row of 2048 only for a one-byte dtype: none of the table's wider ones
+    assert [n.message for n in d.notes if n.message.startswith("with ")] == \
+        ["with x.dtype not float16, bfloat16, float32"], d.notes
+
+
 def test_parts_of_a_check_over_the_inputs_alone_are_candidates() -> None:
     from compiler import expr as E
     from nki_verify.analysis.engine import _input_atoms

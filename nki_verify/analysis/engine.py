@@ -807,8 +807,12 @@ class KernelAnalysis:
             message += f" ({here})"
         key = finding_key(ob.code, location(ob.span), message)
         self._shown[key] = max(self._shown.get(key, (-1, 0)), finding_rank(severity, message))
-        return Diagnostic(ob.code, severity, message, location(ob.span), self.k.name, ce, suggestion,
-                          self._notes(ob, syms), tuple(ob.fixes))
+        notes = self._notes(ob, syms)
+        dtypes = _dtypes_in(model, set(E.free_syms(ob.goal)).union(*(E.free_syms(f) for f in local)))
+        if dtypes:
+            notes += (Note(location(ob.span), f"with {dtypes}"),)
+        return Diagnostic(ob.code, severity, message, location(ob.span), self.k.name, ce, suggestion, notes,
+                          tuple(ob.fixes))
 
     def _extra(self, fn: Callable, *args: object) -> object:
         """`fn(*args)` while the kernel's budget for the extras of findings lasts, else None."""
@@ -1030,6 +1034,25 @@ class KernelAnalysis:
             if v <= c and isinstance(self.prover.find_violation(E.ge(s, v), list(local) + [E.ge(s, hi)]), Proved):
                 return E.ge(s, v)
         return E.ge(s, hi)
+
+
+DTYPE_TEST = re.compile(r"<(.+) == (\w+)>")  # the front end's predicate that an input's dtype is a given one
+
+
+def _dtypes_in(model: dict, syms: set) -> str:
+    """The input dtypes a counterexample chooses, from the predicates the check depends on: `x.dtype =
+    float8_e4m3` where the model makes one true, else `x.dtype not float32, bfloat16` ("" when none)."""
+    tests: dict = {}  # array's dtype -> {dtype: value in the model}
+    for s in sorted((x for x in syms if isinstance(x, E.BSym)), key=lambda x: x.uid):
+        m = DTYPE_TEST.fullmatch(s.name)
+        if m and s in model:
+            tests.setdefault(m.group(1), {})[m.group(2)] = model[s]
+    parts = []
+    for what, values in tests.items():
+        chosen = [d for d, v in values.items() if v]
+        parts.append(f"{what} = {chosen[0]}" if len(chosen) == 1 else
+                     f"{what} not {', '.join(values)}" if not chosen else "")
+    return ", ".join(p for p in parts if p)
 
 
 def _input_atoms(goal: E.BExpr, is_input: Callable) -> list:
