@@ -926,12 +926,18 @@ def _list_method(name: str) -> Any:
     return locals().get(name)
 
 
+def numbers(values: Any) -> bool:
+    """Integers and floats only, at least one (a table of sizes or limits)."""
+    values = list(values)
+    return bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
 def any_of(it: Any, values: list, why: str) -> Any:
     """One of `values`, not known which (a table looked up with a key the verifier does not know: the largest
     value of each dtype): one of several floats is a float not known; one of several integers a value not
     determined in their range (a check that holds over the range is proved, one that depends on the choice is
     undecided); anything else not known."""
-    if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+    if numbers(values):
         if any(isinstance(v, float) for v in values):
             return V.OPAQUE_FLOAT
         return it.fresh_int(f"<one of {len(set(values))} values: {why}>", "unknown", min(values), max(values) + 1)
@@ -956,11 +962,11 @@ def _dict_method(name: str) -> Any:
     def get(it: Any, a: list, k: dict, n: Any) -> Any:
         d, key = a[0], it.hashable_key(a[1])
         default = a[2] if len(a) > 2 else None
-        if isinstance(key, V.DTypeVal) and key.name.startswith("?"):
+        if isinstance(key, V.DTypeVal) and key.name.startswith("?") and numbers(d.items.values()):
             return it.dtype_lookup(d.items, key, default)
         if key is None:
             # (a key missing from the table gives None, which fails where a number is needed: left out)
-            values = list(d.items.values()) + ([default] if len(a) > 2 else [])
+            values = list(d.items.values()) + ([default] if default is not None else [])
             return any_of(it, values, "dict.get() with an unknown key")
         return d.items.get(key, default)
 

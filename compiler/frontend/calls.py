@@ -937,13 +937,15 @@ class CallsMixin:
             k = self.hashable_key(key)
             if k is None:
                 values = list(obj.items.values())
-                if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+                if builtins.numbers(values):
                     # (a key the table lacks raises KeyError: those inputs are not admissible)
                     return builtins.any_of(self, values, "a dict lookup with a key that is not known")
                 raise V.NotUnderstood("a dict lookup with a key that is not known", node)
             if k in obj.items:
                 return obj.items[k]
-            if isinstance(k, V.DTypeVal) and k.name.startswith("?") and obj.items:
+            if isinstance(k, V.DTypeVal) and k.name.startswith("?") and builtins.numbers(obj.items.values()):
+                # (a table of sizes or limits: a table of dtypes, whose entries would be a dtype chosen by a
+                # condition, is left not understood)
                 return self.dtype_lookup(obj.items, k)
             if isinstance(key, (E.Expr, E.BExpr)):
                 raise V.NotUnderstood("a dict lookup with a symbolic key", node)

@@ -1,8 +1,10 @@
 """Tables keyed by a dtype the kernel is given, as library helpers keep them (the largest value of each fp8
 format, the bytes of each element type), looked up with an input's dtype, which the verifier does not know: each
 entry counts under the condition that the dtype is its key, the conditions the kernel's own dtype tests use.
-The integer lookup was 'not understood' (NKI902, "dict has no key") and every check after it undecided; `get`
-gave its default (None) as if no key could match."""
+With a key not known at all (one of two dtypes chosen by a condition), a table of floats gives a float not
+known.  The integer lookup was 'not understood' (NKI902, "dict has no key") and every check after it undecided;
+`get` gave its default (None) as if no key could match, or an operand not known (NKI902).  (A table of dtypes is
+left as it was: its entries would be a dtype chosen by conditions, which views do not follow yet.)"""
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -12,7 +14,10 @@ _BYTES = {nl.float32: 4, nl.bfloat16: 2, nl.float16: 2, nl.float8_e4m3: 1}
 
 
 def _largest(dtype):
-    return _LARGEST.get(dtype)
+    # the library's spelling check: the key is then one of two dtypes by a condition, not a dtype of the table
+    if str(dtype) == "float8e4":
+        dtype = nl.float8_e4m3
+    return _LARGEST.get(dtype, None)
 
 
 @nki.jit
