@@ -871,6 +871,10 @@ class ControlMixin:
             v0 = env0.get(name, V.MISSING)
             if V.is_int(v0) or isinstance(v0, (bool, E.BExpr)):
                 more[("name", name)] = self._probe(name, v0)
+            elif v0 is not V.MISSING and f.locals.get(name, V.MISSING) is v0:
+                # the value it had before the loop, the very object: on this path the body never rebinds it (a
+                # bias tile allocated only when the kernel has a bias, None throughout when it has none)
+                continue
             elif _same_tiles(v0, f.locals.get(name, V.MISSING)):
                 # tiles rebound each iteration (acc = acc + x; a list of accumulators replaced by the tiles the
                 # iteration wrote): same shapes, read as the pre-loop tiles

@@ -4,7 +4,8 @@ a running maximum, an allocator that opens and closes a scope in each iteration,
 helper gives new tiles in each iteration, an object with a field the verifier cannot know, a list the loop
 assigns into at computed positions (a shuffle mask), a config whose weights each iteration replaces by a view
 of its expert while its other fields stay as set before the loop, and a buffer object whose score tile an inner
-loop reallocates with each tile's width while its running maximum, allocated under a flag, stays the flag's tile.
+loop reallocates with each tile's width while its running maximum, allocated under a flag, stays the flag's tile,
+and a bias tile a helper allocates in each iteration when it is given a bias and leaves None when it is not.
 Each was 'not understood' (NKI902) and the rest of the loop was checked with unknown values, or not at all."""
 import logging
 
@@ -427,3 +428,42 @@ def running_max_over_tiles_when_flagged_one_past(x, flags):
         if flash:
             nisa.dma_copy(dst=out[b], src=bufs.running[:, 1:2])  # expect: NKI101 warning
     return out
+
+
+def _copy_tiles(x, out, b):
+    # the bias tile is allocated in each iteration only when there is a bias; without one it stays None
+    N = x.shape[1]
+    bias_tile = None
+    for i in range((N + 511) // 512):
+        w = min(512, N - i * 512)
+        if b is not None:
+            bias_tile = nl.ndarray((128, w), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=bias_tile, src=b[:, i * 512:i * 512 + w])
+        t = nl.ndarray((128, w), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[:, i * 512:i * 512 + w])
+        if bias_tile is not None:
+            nisa.tensor_tensor(dst=t, data1=t, data2=bias_tile, op=nl.add)
+        nisa.dma_copy(dst=out[:, i * 512:i * 512 + w], src=t)
+
+
+@nki.jit
+def plain_then_biased(x, b):
+    P, N = x.shape
+    assert P == 128 and b.shape == x.shape
+    plain = nl.ndarray((P, N), dtype=x.dtype, buffer=nl.shared_hbm)
+    biased = nl.ndarray((P, N), dtype=x.dtype, buffer=nl.shared_hbm)
+    _copy_tiles(x, plain, None)
+    _copy_tiles(x, biased, b)
+    return plain, biased
+
+
+@nki.jit
+def plain_then_biased_one_past(x, b):
+    # the biased call reads the bias one column late: its last tile runs past the end
+    P, N = x.shape
+    assert P == 128 and b.shape == x.shape
+    plain = nl.ndarray((P, N), dtype=x.dtype, buffer=nl.shared_hbm)
+    biased = nl.ndarray((P, N), dtype=x.dtype, buffer=nl.shared_hbm)
+    _copy_tiles(x, plain, None)
+    _copy_tiles(x, biased, b[:, 1:N + 1])  # expect: NKI101 error
+    return plain, biased
