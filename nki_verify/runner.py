@@ -18,7 +18,7 @@ from compiler.frontend.modules import SourceSet, reachable_source
 
 from .analysis.solver import solver_used
 from .api import analyze_source
-from .process import tune_gc
+from .process import HASH_SEED, tune_gc
 from .cache import Cache
 from .options import Options
 from .report import FileResult
@@ -159,7 +159,7 @@ def _context() -> multiprocessing.context.BaseContext:
     (fast start, and no fork of a process that has threads); spawn elsewhere."""
     # one hash seed for every worker: set iteration orders, and with them the order of z3's terms, are the same
     # in every run
-    os.environ.setdefault("PYTHONHASHSEED", "0")
+    os.environ.setdefault("PYTHONHASHSEED", HASH_SEED)
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["nki_verify.api", "z3"])

@@ -926,22 +926,31 @@ def _list_method(name: str) -> Any:
     return locals().get(name)
 
 
-def numbers(values: Any) -> bool:
+def _numbers(values: list) -> bool:
     """Integers and floats only, at least one (a table of sizes or limits)."""
-    values = list(values)
     return bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
-def any_of(it: Any, values: list, why: str) -> Any:
-    """One of `values`, not known which (a table looked up with a key the verifier does not know: the largest
-    value of each dtype): one of several floats is a float not known; one of several integers a value not
-    determined in their range (a check that holds over the range is proved, one that depends on the choice is
-    undecided); anything else not known."""
-    if numbers(values):
+def table_lookup(it: Any, items: dict, key: Any, default: Any, why: str) -> Any:
+    """`table[key]` (`table.get(key, default)` with a default other than V.MISSING) of a table of numbers (sizes,
+    limits) whose key the verifier does not know, else V.MISSING (a table of other values, a key known).
+
+    - `key` None (not known at all): one of the numbers, not known which.  One of several floats is a float not
+      known; one of several integers a value not determined in their range (a check that holds over the range
+      is proved, one that depends on the choice is undecided).  A default of None is left out: a key missing
+      from the table gives None (or KeyError), which fails where a number is needed.
+    - An input's dtype not known: each entry under the condition that the dtype is its key (`dtype_lookup`)."""
+    values = list(items.values())
+    if key is None:
+        values += [default] if default is not None and default is not V.MISSING else []
+        if not _numbers(values):
+            return V.MISSING
         if any(isinstance(v, float) for v in values):
             return V.OPAQUE_FLOAT
         return it.fresh_int(f"<one of {len(set(values))} values: {why}>", "unknown", min(values), max(values) + 1)
-    return V.Unknown(why)
+    if isinstance(key, V.DTypeVal) and key.name.startswith("?") and _numbers(values):
+        return it.dtype_lookup(items, key, default)
+    return V.MISSING
 
 
 def _takes_value(a: list, method: str, n: Any, exactly: bool = True) -> None:
@@ -962,12 +971,11 @@ def _dict_method(name: str) -> Any:
     def get(it: Any, a: list, k: dict, n: Any) -> Any:
         d, key = a[0], it.hashable_key(a[1])
         default = a[2] if len(a) > 2 else None
-        if isinstance(key, V.DTypeVal) and key.name.startswith("?") and numbers(d.items.values()):
-            return it.dtype_lookup(d.items, key, default)
+        got = table_lookup(it, d.items, key, default, "dict.get() with an unknown key")
+        if got is not V.MISSING:
+            return got
         if key is None:
-            # (a key missing from the table gives None, which fails where a number is needed: left out)
-            values = list(d.items.values()) + ([default] if default is not None else [])
-            return any_of(it, values, "dict.get() with an unknown key")
+            return V.Unknown("dict.get() with an unknown key")
         return d.items.get(key, default)
 
     def keys(it: Any, a: list, k: dict, n: Any) -> Any:

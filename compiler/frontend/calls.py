@@ -935,18 +935,16 @@ class CallsMixin:
             return self.seq_getitem(obj, key, node)
         if isinstance(obj, V.PyDict):
             k = self.hashable_key(key)
-            if k is None:
-                values = list(obj.items.values())
-                if builtins.numbers(values):
-                    # (a key the table lacks raises KeyError: those inputs are not admissible)
-                    return builtins.any_of(self, values, "a dict lookup with a key that is not known")
-                raise V.NotUnderstood("a dict lookup with a key that is not known", node)
-            if k in obj.items:
+            if k is not None and k in obj.items:
                 return obj.items[k]
-            if isinstance(k, V.DTypeVal) and k.name.startswith("?") and builtins.numbers(obj.items.values()):
-                # (a table of sizes or limits: a table of dtypes, whose entries would be a dtype chosen by a
-                # condition, is left not understood)
-                return self.dtype_lookup(obj.items, k)
+            # (a table of sizes or limits; a key the table lacks raises KeyError, so those inputs are not
+            # admissible.  A table of dtypes, whose entries would be a dtype chosen by a condition, is left not
+            # understood)
+            got = builtins.table_lookup(self, obj.items, k, V.MISSING, "a dict lookup with a key that is not known")
+            if got is not V.MISSING:
+                return got
+            if k is None:
+                raise V.NotUnderstood("a dict lookup with a key that is not known", node)
             if isinstance(key, (E.Expr, E.BExpr)):
                 raise V.NotUnderstood("a dict lookup with a symbolic key", node)
             raise V.NotUnderstood(f"dict has no key {key!r}", node)

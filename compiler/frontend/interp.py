@@ -341,11 +341,8 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         path = self.path_cond()
         # (a path or condition over loop indices or program ids is not a global assumption: said before the
         # implication is built, which negates the whole path, a tenth of the front end's time on MoE kernels)
-        if any(self.is_exec_sym(s) for s in E.free_syms(cond)) or any(self.is_exec_sym(s) for s in E.free_syms(path)):
-            return
-        fact = E.implies(path, cond)
-        if not any(self.is_exec_sym(s) for s in E.free_syms(fact)):
-            self.kb.assume(fact, self.span(node), origin)
+        if not any(self.is_exec_sym(s) for s in E.free_syms(cond) | E.free_syms(path)):
+            self.kb.assume(E.implies(path, cond), self.span(node), origin)
 
     def abort_path(self, node: ast.AST | None, origin: str = "raise") -> None:
         """This path raises: inputs reaching it are not admissible."""

@@ -808,7 +808,7 @@ class KernelAnalysis:
         key = finding_key(ob.code, location(ob.span), message)
         self._shown[key] = max(self._shown.get(key, (-1, 0)), finding_rank(severity, message))
         notes = self._notes(ob, syms)
-        dtypes = _dtypes_in(model, set(E.free_syms(ob.goal)).union(*(E.free_syms(f) for f in local)))
+        dtypes = _dtypes_in(model, syms)
         if dtypes:
             notes += (Note(location(ob.span), f"with {dtypes}"),)
         return Diagnostic(ob.code, severity, message, location(ob.span), self.k.name, ce, suggestion, notes,
