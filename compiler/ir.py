@@ -27,6 +27,7 @@ TRACER_BUFFERS = {"sbuf": SBUF, "psum": PSUM, "hbm": HBM, "shared_hbm": SHARED_H
 # why an optional input (default None) is analysed as given (Kernel.given_why)
 GIVEN_DEREFERENCED = "dereferenced by the kernel"
 GIVEN_NONE_FAILS = "every path with it left at None fails"
+GIVEN_TESTED = "tested against None by the kernel"  # (the run with it at None is kept as well)
 
 
 def given_groups(given: tuple, given_why: tuple) -> list:
@@ -276,7 +277,7 @@ class Kernel:
     complete: bool = True  # False when part of the kernel was not understood
     target_origin: str = "default"  # option (--target) | kernel (platform_target=) | default
     given: tuple = ()  # optional inputs (default None) analysed as given: the kernel dereferences them
-    given_why: tuple = ()  # why each of `given` is (the same order): GIVEN_DEREFERENCED or GIVEN_NONE_FAILS
+    given_why: tuple = ()  # why each of `given` is (the same order): GIVEN_DEREFERENCED, _NONE_FAILS or _TESTED
     # inputs with a None default, analysed as None or (`block: int = None`, a placeholder the caller replaces;
     # the optional inputs above) as a value: the analysis sees one of a launch's two choices
     placeholders: tuple = ()

@@ -415,6 +415,51 @@ def test_front_end_decisions_past_their_budget_explore_both_branches(monkeypatch
         [(d.code, d.location.line) for d in decided.diagnostics]
 
 
+def test_the_front_end_budget_of_solver_calls_is_per_kernel(monkeypatch) -> None:
+    """Each kernel of a file gets the whole budget of solver calls for branch conditions: what the file's earlier
+    kernels spent does not change what a later one decides (it did with one budget per file: a kernel's findings
+    depended on which kernels of its file were analysed before it, and on --kernel)."""
+    from nki_verify.analysis import oracle
+
+    kernel = """
+        @nki.jit
+        def {name}(x):
+            P, F = x.shape
+            assert P <= 128 and F % 128 == 0
+            out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((P, 128), dtype=x.dtype, buffer=nl.sbuf)
+            if F >= 128:
+                nisa.dma_copy(dst=t, src=x[:, 0:128])
+            else:
+                nisa.dma_copy(dst=t, src=x[:, 0:{end}])
+            nisa.dma_copy(dst=out[:, 0:128], src=t)
+            return out
+    """
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+    """) + src(kernel.format(name="first", end=256)) + src(kernel.format(name="second", end=512))
+    init = oracle.SolverOracle.__init__
+
+    def one_call(self, *args, **kws) -> None:
+        init(self, *args, **kws)
+        self.budget = 1
+
+    monkeypatch.setattr(oracle.SolverOracle, "__init__", one_call)
+    calls = []
+    solve = oracle.SolverOracle._solve
+    monkeypatch.setattr(oracle.SolverOracle, "_solve", lambda self, *a: calls.append(a) or solve(self, *a))
+    both = analyze_source(text, "k.py")
+    assert len(calls) == 2, "each kernel asks the solver once (with one budget per file, the second could not)"
+    calls.clear()
+    alone = analyze_source(text, "k.py", Options(kernels=("second",)))
+    assert len(calls) == 1
+    assert [k.name for k in both.kernels] == ["first", "second"]
+    assert [(d.code, d.location.line) for d in both.diagnostics if d.kernel == "second"] == \
+        [(d.code, d.location.line) for d in alone.diagnostics]
+
+
 def test_open_branch_conditions_are_witnessed_by_earlier_models_without_the_solver() -> None:
     """The oracle keeps the solver's models: a condition both of whose sides hold at kept points (every fact
     checked there) is open without a solver call; a settled one still goes to the solver."""

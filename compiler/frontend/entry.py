@@ -479,14 +479,16 @@ def run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -
     paths dereference (`if use_bias: bias.dtype`) is analysed both ways: left at None (those paths dropped)
     and given.  When every run fails on every path with a parameter at its default, and that default is an enum
     member or a bool, the kernel is analysed with each other value instead (see `_other_defaults`)."""
+    start = getattr(interp.oracle, "new_kernel", None)
+    if start is not None:
+        start()  # (the oracle's budget of solver calls is per kernel)
     interp._default_overrides = {}
     interp._failed_runs = []  # the kernels of runs on which every path failed (kept: compared by identity)
     interp._rank_memo = {}  # what the retries learnt of the inputs' ranks, for the next runs (see _run_with_retries)
     out = _run_given(interp, kv, ctx)
     # only runs that fail by the kernel's own asserts and raises, where the front end understood all it followed
     # (a path it gave up on fails for its own reasons; a name unbound on every path is a finding, NKI607)
-    if out and all(k.complete and any(i.code == "NKI901" and i.message.startswith(EVERY_PATH_FAILS) for i in issues)
-                   for k, issues in out):
+    if _fails_everywhere(out):
         choices = _defaulted_choices(kv.func, ctx)
         others = _other_defaults(interp, kv, ctx, choices)
         if others:
@@ -558,21 +560,45 @@ def _defaulted_choices(fn: V.FunctionVal, ctx: LaunchContext) -> list:
 def _run_given(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> list:
     interp._given = set()  # optional inputs left at None that the kernel dereferences anyway: analysed as given
     interp._none_derefs = set()
+    interp._none_tested = set()
     interp._given_why = {}  # param -> why it is analysed as given (see GivenRetry)
     interp._silent_runs = {}  # id(kernel) -> (span, where) of rank-split runs that failed on every path
     interp._deref_spans = {}  # optional input (or field) -> where a dropped path dereferences it
     out = _run_with_retries(interp, kv, ctx)
+    tried: set = set()  # tensor inputs tested against None whose run with them given was dropped (see below)
     while True:
         # the run with the inputs given may drop paths of its own (another optional input, a field of the one
         # given): another run follows them with those given too, as long as that stays within MAX_GIVEN.  Each
         # run is kept: the previous one checked its paths with those inputs at None (with a bias given, an MX
         # path may assert it is None: only the run without it reaches that path's code; and the same check
         # may hold with the bias given and not without it)
-        conditional = interp._none_derefs - interp._given
+        # (and a tensor input left at None that the kernel tests, `if bias is not None: ...`: the run with it at
+        # None never reaches the code that uses it, which a launch with a bias runs)
+        tested = {p for p in interp._none_tested if _tensor_param(kv.func, p)} - tried
+        conditional = (interp._none_derefs | tested) - interp._given
         if not conditional or len(interp._given | conditional) > MAX_GIVEN:
             break
+        only_tested = conditional - interp._none_derefs
+        for p in sorted(only_tested):
+            interp._given_why.setdefault(p, ir.GIVEN_TESTED)
+        before, why_before = set(interp._given), dict(interp._given_why)
         interp._given |= conditional
-        out += _run_with_retries(interp, kv, ctx)
+        runs = _run_with_retries(interp, kv, ctx)
+        if only_tested and _fails_everywhere(runs):
+            # given together with the inputs given because every path without them fails (rope's cos and sin),
+            # the tested one may be their alternative (`either rope_cache or cos and sin`): given in their place
+            instead = {p for p in before if why_before.get(p) == ir.GIVEN_NONE_FAILS}
+            if instead:
+                interp._given = (before - instead) | conditional
+                interp._given_why = {p: w for p, w in interp._given_why.items() if p not in instead}
+                runs = _run_with_retries(interp, kv, ctx)
+            if _fails_everywhere(runs):
+                # no launch passes it with what else is given (`if bias is not None: assert False, "no bias
+                # yet"`): a kernel that refuses an input is not at fault, and the run is dropped
+                tried |= only_tested
+                interp._given, interp._given_why = before, why_before
+                continue
+        out += runs
     left = sorted(interp._none_derefs - interp._given)
     if left and out:
         kernel, issues = out[-1]
@@ -857,6 +883,12 @@ def _value_text(v: Any) -> str:
 def _names_tensor(ann: str) -> bool:
     """An annotation's text names a tensor type (`nl.ndarray`, `Optional[nt.tensor]`)."""
     return any(t in ann for t in TENSOR_ANNOTATIONS)
+
+
+def _fails_everywhere(runs: list) -> bool:
+    """Every run of the list failed on every path, by the kernel's own asserts and raises."""
+    return bool(runs) and all(k.complete and any(i.code == "NKI901" and i.message.startswith(EVERY_PATH_FAILS)
+                                                 for i in issues) for k, issues in runs)
 
 
 def _tensor_param(fn: Any, name: str) -> bool:

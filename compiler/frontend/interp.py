@@ -183,6 +183,9 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._deref_spans: dict = {}  # where (see entry.run_with_retries)
         # optional inputs left at None tested against None last before a path failed, in order
         self._none_tests: dict = {}
+        # optional inputs left at None that some path tests against None (`if bias is not None:`): the paths where
+        # it is given are analysed in another run (see entry._run_given)
+        self._none_tested: set = set()
         # id(instance) -> (instance, {attribute: optional kernel input whose None it holds}) (see none_origin)
         self._attr_none_origin: dict = {}
         self._last_none_test: str | None = None
@@ -535,6 +538,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             name = side.id if isinstance(side, ast.Name) else side.attr if isinstance(side, ast.Attribute) else None
             if name in self._none_defaults:
                 self._last_none_test = name
+                self._none_tested.add(name)
 
     def _ifexp(self, node: ast.IfExp) -> Any:
         c = self.truth(self.eval(node.test))

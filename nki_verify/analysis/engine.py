@@ -884,6 +884,9 @@ class KernelAnalysis:
             it = "it" if one else "them"
             reason = (f"every path with {it} left at None fails (an assert or raise), so launches pass {it}"
                       if why == ir.GIVEN_NONE_FAILS else
+                      f"the kernel tests {it} against None, and this run follows the paths where {it} "
+                      f"{'is' if one else 'are'} given (another, those where {it} {'is' if one else 'are'} None)"
+                      if why == ir.GIVEN_TESTED else
                       f"the kernel dereferences {it}, so a launch without {it} fails while tracing")
             notes.append(Note(location(self.k.span), f"analysed with the optional input{'' if one else 's'} "
                                                      f"{', '.join(names)} given: {reason}"))

@@ -18,9 +18,10 @@ from .solver import Translator, Z3Context, assert_term, make_solver, model_value
 # same 660 unsat, and 21 of the sat ones undecided instead, which answers the same (both branches explored); at
 # 30k two unsat ones were lost.  The sat ones are the slow ones: 3.5 s at 300k, 2.2 s at 60k)
 DECIDE_RLIMIT = 60_000
-# solver calls the front end may make per file on branch conditions; past it, only intervals decide (an
+# solver calls the front end may make per kernel on branch conditions; past it, only intervals decide (an
 # undecided condition explores both branches: more to analyse, never unsound).  A count, not seconds, so
-# that what is explored does not depend on the machine's speed.
+# that what is explored does not depend on the machine's speed; per kernel (see `new_kernel`), so that what a
+# kernel's analysis decides does not depend on which kernels of its file were analysed before it.
 DECIDE_BUDGET = 150
 # the solver's models of a file's earlier branch questions, kept to witness later ones: a condition both of whose
 # sides hold at some kept point (every fact checked there) is open, and needs no solver call.  Most conditions
@@ -54,6 +55,15 @@ class SolverOracle:
         if self.context is not None:
             self.context.close()
         self.budget = 0
+
+    def new_kernel(self) -> None:
+        """A kernel's analysis starts: it gets the whole budget.  (Per file, the budget a file's first kernels
+        spent was not there for a later one: load_gate_up_weight_scale_bias, analysed after
+        gate_up_projection_mx_shard_I in its file, could no longer settle the shape rule that corrects the
+        guessed rank of its bias, and a check that failed only at that guessed rank became an error; with
+        `--kernel` it was the warning it is.)"""
+        if self.budget > 0:  # (a closed oracle stays closed)
+            self.solved = 0
 
     def decide(self, cond: E.BExpr, facts: E.BExpr, kb: Any, ranges: dict) -> bool | None:
         d = E.decide(cond, ranges)

@@ -1,5 +1,5 @@
 """Two things real kernels do with their inputs: an optional input (default None) that one kernel uses on every
-path, so it is only ever launched with it; and a view class whose base tensor may have been reshaped by a
+path, so it is only ever launched with it (and one tested against None, analysed both ways); and a view class whose base tensor may have been reshaped by a
 branch, so its shape is one of two tuples of different lengths, with code looping over `len(shape)`."""
 from typing import Optional
 
@@ -33,13 +33,14 @@ def bias_used_past_its_end(x, bias: Optional[nl.ndarray] = None):
 
 @nki.jit
 def bias_only_when_given(x, bias: Optional[nl.ndarray] = None):
-    # guarded: the kernel is analysed as launched without the bias, and the guarded code is not reached
+    # guarded: the kernel is analysed as launched without the bias and again with it; the bias's shape is never
+    # asserted, so a launch with a bias of another shape fails at the copy (a warning)
     assert x.shape == (128, 512)
     out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
     t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
     nisa.dma_copy(dst=t, src=x)
     if bias is not None:
-        nisa.dma_copy(dst=t, src=bias)
+        nisa.dma_copy(dst=t, src=bias)  # expect: NKI501 warning
     nisa.dma_copy(dst=out, src=t)
     return out
 
