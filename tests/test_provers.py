@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from compiler import expr as E
 from nki_verify import analyze_source
 from nki_verify.analysis import radix, rewrite
-from nki_verify.analysis.solver import Proved, Prover, Violated, as_multiples
+from nki_verify.analysis.solver import RLIMIT, Proved, Prover, Violated, as_multiples
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -226,6 +226,24 @@ def test_a_violation_found_at_concrete_inputs_is_reported_as_violated():
     r = p.find_violation(E.le(E.mul(N, D), 4096), [])
     assert isinstance(r, Violated)
     assert r.model[N] * r.model[D] > 4096
+
+
+def test_facts_apart_from_the_goal_are_asked_apart_after_an_undecided_query():
+    # the rest of the path (`T % F == 0` and the like, over other inputs) shares no symbol with the goal, even
+    # through the base facts: a violation under the goal's own facts beside a model of the rest is a violation of
+    # the whole; no violation under its own facts is a proof; a rest that cannot hold proves it too
+    a, b, t, f = sym("a", 60), sym("b", 61), sym("t", 62), sym("f", 63)
+    p = Prover([E.ge(a, 1), E.ge(b, 1), E.ge(t, 1), E.ge(f, 1)], 2000)
+    rest = E.band(E.eq(E.mod(t, f), 0), E.eq(E.mod(E.floordiv(t, f), 16), 0))
+    r = p._apart(E.eq(E.mul(a, b), 1), [rest, E.le(a, 4)], RLIMIT)
+    assert isinstance(r, Violated)
+    m = r.model
+    assert m[a] * m[b] != 1 and m[a] <= 4 and m[t] % m[f] == 0 and (m[t] // m[f]) % 16 == 0
+    assert isinstance(p._apart(E.le(E.mul(a, b), 16), [rest, E.le(a, 4), E.le(b, 4)], RLIMIT), Proved)
+    assert isinstance(p._apart(E.eq(E.mul(a, b), 1), [E.lt(t, 1), E.le(a, 4)], RLIMIT), Proved)
+    # nothing apart (`b` ties the rest to the goal through a base fact): not this second chance's question
+    q = Prover([E.ge(a, 1), E.le(b, t)], 2000)
+    assert q._apart(E.eq(E.mul(a, b), 1), [E.eq(E.mod(t, f), 0)], RLIMIT) is None
 
 
 def test_a_multiple_of_a_constant_is_asked_about_as_its_quotient():
