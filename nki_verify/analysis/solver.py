@@ -424,6 +424,11 @@ def with_multiples(verdict: Any, multiples: dict) -> Any:
     return Violated(model)
 
 
+def conjunct_list(facts: list) -> list:
+    """The conjuncts of the facts, in order (a conjunction is its conjuncts; True is none)."""
+    return [g for f in facts if f != E.TRUE for g in (f.args if isinstance(f, E.BAnd) else (f,))]
+
+
 def relevant(goal_syms: set, facts: list) -> list:
     """The facts connected to the goal's symbols (cone of influence): the rest cannot matter."""
     syms = set(goal_syms)
@@ -671,16 +676,8 @@ class Prover:
                 out = Unknown(why_unknown(s.reason_unknown() or "solver gave up", time.perf_counter() - t_ask,
                                           self.timeout_ms))
                 # second chances, but not for the quantified questions (whose undecided verdicts are quiet)
-                split = self._apart(goal, local, rlimit) if retry and not _quantified(goal) else None
-                if split is not None:
-                    out = split
-                elif retry and not _quantified(goal):
-                    proved, hint = self._linear_proof(goal, keep)
-                    model = None if proved else self._concrete_violation(goal, keep, hint)
-                    if proved:
-                        out = PROVED
-                    elif model is not None:
-                        out = Violated(model)
+                if retry and not _quantified(goal):
+                    out = self._apart(goal, local, rlimit) or self._relaxed(goal, keep) or out
         except z3.Z3Exception as exc:
             out = Unknown(str(exc))
         finally:
@@ -691,6 +688,14 @@ class Prover:
         self.cache[exact] = out
         return out
 
+    def _relaxed(self, goal: E.BExpr, keep: list) -> Any:
+        """After an undecided query: PROVED by the linear abstraction, a Violated at concrete inputs, else None."""
+        proved, hint = self._linear_proof(goal, keep)
+        if proved:
+            return PROVED
+        model = self._concrete_violation(goal, keep, hint)
+        return Violated(model) if model is not None else None
+
     def _apart(self, goal: E.BExpr, local: list, rlimit: int) -> Any:
         """After an undecided query: the facts that share no symbol with the goal, however indirectly (the rest
         of the path: `T % f_len == 0` beside a reshape of another input to (1, 1)), asked apart from it.  The two
@@ -698,7 +703,7 @@ class Prover:
         to satisfy the rest is a violation under all (the two models side by side), and no violation under its
         own facts is a proof.  z3 lost in the rest's non-linear arithmetic settles each part alone.  None when
         nothing is apart, or a part is undecided."""
-        parts = [g for f in local for g in (f.args if isinstance(f, E.BAnd) else (f,)) if g != E.TRUE]
+        parts = conjunct_list(local)
         near = set(relevant(set(E.free_syms(goal)), parts + self.base))
         own = [g for g in parts if g in near]
         rest = [g for g in parts if g not in near]
@@ -774,7 +779,7 @@ class Prover:
         undecided beside them) settles the few at once.  False when there are no fewer facts to ask with."""
         own = E.free_syms(goal)
         # (a conjunction is its conjuncts: a path condition over other symbols too may state one over these)
-        parts = [g for f in facts if f != E.TRUE for g in (f.args if isinstance(f, E.BAnd) else (f,))]
+        parts = conjunct_list(facts)
         narrow = [g for g in parts if E.free_syms(g) <= own]
         if len(narrow) == len(parts):
             return False
