@@ -186,6 +186,14 @@ def _undecided_but_found(d: Diagnostic, found: set) -> bool:
     return check is not None and finding_key(check[0], d.location, check[1]) in found
 
 
+def _missing_module(d: Diagnostic) -> str | None:
+    """The module an NKI902 says was not found (frontend: HostMixin.missing_module), else None."""
+    if d.code != "NKI902":
+        return None
+    head, sep, tail = d.message.partition(frontend.MODULE_NOT_FOUND)
+    return head.rpartition("module ")[2].strip("'") if sep else None
+
+
 def _dedupe(diags: list) -> list:
     best: dict = {}
     for d in diags:
@@ -212,8 +220,16 @@ def _dedupe(diags: list) -> list:
     kept = [d for d in by_loc.values()
             if not SUBSUMED.get(d.code, set()) & codes_at[(d.location.path, d.location.line)]]
     merged: dict = {}
+    missing: set = set()
     out = []
     for d in sorted(kept, key=lambda d: d.sort_key()):
+        module = _missing_module(d)
+        if module is not None:
+            # a module not found is said once per kernel (where it is first used), not once per run of the kernel
+            # (with and without an optional input, one per rank) at the line each run reached first
+            if (d.kernel, module) in missing:
+                continue
+            missing.add((d.kernel, module))
         if d.code == "NKI901":
             key = (d.location.path, d.location.line)
             prev = merged.get(key)

@@ -1784,3 +1784,37 @@ def test_debugging_builtins_and_calls_into_modules_not_found() -> None:
     diags = verify_source(text, "/tmp/k.py")
     assert [(d.code, d.line) for d in diags] == [("NKI902", 11)], diags
     assert "module 'missing_kernels_pkg' was not found" in diags[0].message
+
+
+def test_a_module_not_found_is_said_once_per_kernel_and_not_at_each_use() -> None:
+    """What a kernel takes from a module no import resolved (a helper's result used as an operand, a constant in
+    arithmetic) is unknown: the module is said once per kernel where it is first used, also when the kernel is
+    analysed twice (with and without an optional input), and not again as an unknown operand at each use.  What
+    does not come from it is still checked (the slice one row late)."""
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+        from missing_kernels_pkg.alloc import Allocator, BANK
+
+        @nki.jit
+        def k(x, bias=None):
+            assert x.shape == (128, 512)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            if bias is not None:
+                b = Allocator(bias).alloc((128, 512))
+                nisa.dma_copy(dst=b, src=bias)
+            sb = Allocator(x)
+            t = sb.alloc((128, 512))
+            nisa.dma_copy(dst=t[0], src=x)
+            nisa.dma_copy(dst=t[1], src=x)
+            offset = 2 * BANK
+            u = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=u, src=x[1:129, :])
+            nisa.dma_copy(dst=out, src=u)
+            return out
+    """)
+    diags = verify_source(text, "/tmp/k.py")
+    found = sorted((d.code, d.line, d.severity) for d in diags)
+    assert found == [("NKI101", 19, "error"), ("NKI902", 11, "warning")], diags
+    assert "module 'missing_kernels_pkg' was not found" in next(d for d in diags if d.code == "NKI902").message

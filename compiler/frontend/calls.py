@@ -158,7 +158,9 @@ class CallsMixin:
                 self.not_understood(f"{fn.reason.partition(' from ')[0]}() is not followed: the relative import of "
                                     f"{missing} found no such module, so what the kernel does with it is not "
                                     "checked", node)
-            return V.Unknown(f"result of calling {fn.reason}")
+            # (a value from what was said not understood is said no more: its span marks it)
+            span = fn.span if fn.span is not None or not missing or self.kb is None else self.span(node)
+            return V.Unknown(f"result of calling {fn.reason}", span)
         if isinstance(fn, V.DecoratorFactory):
             return self._decorate(fn, args[0], node) if len(args) == 1 else V.Unknown("decorator")
         if isinstance(fn, SuperProxy):
@@ -783,7 +785,7 @@ class CallsMixin:
         if isinstance(obj, V.HostArray):
             return self.host_attr(obj, name, node)
         if isinstance(obj, V.Unknown):
-            return V.Unknown(f"{obj.reason}.{name}")
+            return V.Unknown(f"{obj.reason}.{name}", obj.span)
         if isinstance(obj, V.BufferVal) and name == "view":
             # the Beta-2 tracer's memory objects: `sbuf.view(dtype=..., shape=..., name=...)` allocates a tensor
             # there, as nl.ndarray(shape, dtype, buffer=...) does
@@ -967,7 +969,7 @@ class CallsMixin:
         if isinstance(obj, (V.ClassVal, V.ExternalVal, V.Builtin)):
             return obj  # typing generics: Optional[...], Tuple[int, ...]
         if isinstance(obj, V.Unknown):
-            return V.Unknown(f"item of {obj.reason}")
+            return V.Unknown(f"item of {obj.reason}", obj.span)
         if isinstance(obj, V.Phi):
             return self._on_phi(obj, lambda x: self.get_item(x, key, node))
         if isinstance(obj, V.ApiVal):

@@ -1586,7 +1586,7 @@ class ControlMixin:
             if isinstance(both, tuple):
                 return list(both)
         if isinstance(v, V.Unknown) and expect is not None:
-            return [V.Unknown(f"item of {v.reason}") for _ in range(expect)]
+            return [V.Unknown(f"item of {v.reason}", v.span) for _ in range(expect)]
         if isinstance(v, V.Instance):
             m = v.cls.lookup("__iter__")
             if m is not V.MISSING:

@@ -57,6 +57,11 @@ def _norm(path: str) -> str:
     return f"{head}.{rest}" if rest else head
 
 
+# what the NKI902 for a module no import resolved says after its name (the API says it once per kernel)
+MODULE_NOT_FOUND = (" was not found in the project, the --search-path directories or the installed packages, so "
+                    "what the kernel does with it is not checked")
+
+
 class HostMixin:
     def external_attr(self, obj: V.ExternalVal, name: str, node: ast.AST | None) -> Any:
         path = _norm(f"{obj.path}.{name}")
@@ -103,17 +108,22 @@ class HostMixin:
             arr = self._host_elementwise(last, args, kwargs, node)
             if arr is not None:
                 return arr
-        root = path.split(".")[0]
-        if self.kb is not None and root not in KNOWN_LIBRARIES and root not in sys.stdlib_module_names:
-            # a kernel calls into a module no import resolved (`from nkilib.core.utils... import TensorView`
-            # without that package): said once per module and kernel, where the kernel first calls it
-            reported = self.kb.missing_modules
-            if root not in reported:
-                reported.add(root)
-                self.not_understood(f"{path}() is not followed: module {root!r} was not found in the project, "
-                                    "the --search-path directories or the installed packages, so what the kernel "
-                                    "does with it is not checked", node)
+        if self.missing_module(path, node, f"{path}()"):
+            # (said: the uses of what it returns, each an operand not known, would repeat it at every line)
+            return V.Unknown(f"result of {path}()", self.span(node))
         return V.Unknown(f"result of {path}()")
+
+    def missing_module(self, path: str, node: ast.AST | None, what: str) -> bool:
+        """Whether a kernel uses `path` of a module no import resolved (`from nkilib.core.utils... import
+        TensorView` without that package), said once per module and kernel where the kernel first uses it."""
+        root = path.split(".")[0]
+        if self.kb is None or root in KNOWN_LIBRARIES or root in sys.stdlib_module_names:
+            return False
+        reported = self.kb.missing_modules
+        if root not in reported:
+            reported.add(root)
+            self.not_understood(f"{what} is not followed: module {root!r}{MODULE_NOT_FOUND}", node)
+        return True
 
     def _host_elementwise(self, name: str, args: list, kwargs: dict, node: ast.AST | None) -> Any | None:
         arrays = [a for a in list(args) + list(kwargs.values()) if isinstance(a, V.HostArray)]

@@ -236,6 +236,11 @@ class OpsMixin:
             return self.host_binop(op, a, b)
         if isinstance(a, (V.DTypeVal, V.ApiVal)) or isinstance(b, (V.DTypeVal, V.ApiVal)):
             return V.Unknown("operator on an NKI API value")
+        for x in (a, b):
+            # a constant imported from a module not found (`PSUM_BANK_SIZE` of nkilib without nkilib): the module
+            # is said once, the arithmetic on it is unknown (and said no more)
+            if isinstance(x, V.ExternalVal) and self.missing_module(x.path, node, x.path):
+                return V.Unknown(f"arithmetic on {x.path}", self.span(node))
         raise V.NotUnderstood(f"operator {op.__name__} on {V.describe(a)} and {V.describe(b)}")
 
     def _py_binop(self, op: type, a: Any, b: Any, node: ast.AST | None) -> Any:
