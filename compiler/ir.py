@@ -291,6 +291,9 @@ class Kernel:
     # parameters the kernel may write in place (Beta 1): annotated `nt.mutable_tensor`, or every parameter of
     # an `@nki.trace` sub-kernel, which its caller hands buffers to update
     inout: tuple = ()
+    # (input name, rank) of inputs whose rank this run only guessed: nothing in the kernel states it (`a, b =
+    # x.shape`, `len(x.shape) == 2`, `x.shape == (n, d)`) and no use fixed it (see nki_verify.api._rank_guesses)
+    guessed: tuple = ()
 
     def tensor(self, tid: int) -> Tensor:
         return self.tensors[tid]

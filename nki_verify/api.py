@@ -27,7 +27,8 @@ from .analysis.limits import partition_obligations
 from .analysis.oracle import SolverOracle
 from .analysis.solver import Z3Context
 from .analysis.spec_rules import instruction_obligations
-from .diagnostics import SEVERITY_RANK, Diagnostic, Fix, Location, TextEdit, finding_key, finding_rank, undecided_check
+from .diagnostics import (ERROR, SEVERITY_RANK, WARNING, Diagnostic, Fix, Location, Note, TextEdit, finding_key,
+                          finding_rank, undecided_check)
 from .options import Options
 
 ANALYSES = (subscript_obligations, check_obligations, partition_obligations, instruction_obligations,
@@ -105,6 +106,7 @@ def _analyse_file(text: str, path: str, options: Options, fe_opts: frontend.Opti
         oracle.close()
     diags = [_front(issue) for issue in fr.issues]
     shown: dict = {}  # the findings to show so far, across the file's kernels (as `_dedupe` merges them)
+    guessed: list = []  # (kernel, its findings) of runs with errors and inputs whose rank is a guess
     for kernel in fr.kernels:
         result.ir.append(kernel)
         try:
@@ -112,13 +114,79 @@ def _analyse_file(text: str, path: str, options: Options, fe_opts: frontend.Opti
         except Exception as exc:  # noqa: BLE001
             diags.append(_internal(path, exc, kernel))
             continue
+        if kernel.guessed and any(d.severity == ERROR for d in found):
+            guessed.append((kernel, found))
         if impossible:
             # the kernel's conditions hold for no input, said at the condition that fails (KernelAnalysis.impossible):
             # the front end's "every path fails" for the same kernel says less
             diags = [d for d in diags if not (d.code == "NKI901" and d.kernel == kernel.name and
                                               d.message.startswith(frontend.EVERY_PATH_FAILS))]
         diags.extend(found)
+    # (after every kernel's checks, each with a solver context of its own: the file's verdicts do not move)
+    for kernel, found in guessed:
+        try:
+            weaker = _rank_guesses(kernel, found, fr, options)
+        except Exception as exc:  # noqa: BLE001
+            diags.append(_internal(path, exc, kernel))
+            continue
+        diags = [weaker.get(id(d), d) for d in diags]
     return diags, fr
+
+
+def _rank_guesses(kernel: ir.Kernel, found: list, fr: frontend.FrontendResult, options: Options) -> dict:
+    """The errors of `kernel`'s run that fail only at the ranks it guessed for inputs whose rank nothing in the
+    kernel states (`x[0]` copied into a 128 x 512 tile: a row of a 2-D x, a matrix of a 3-D one), as warnings
+    (id of the error -> the warning).  The launch is built again with those inputs one rank higher: an error that
+    is not an error there, at a place that run reaches, holds for the guessed rank only."""
+    ranks = {name: rank + 1 for name, rank in kernel.guessed}
+    oracle = SolverOracle(options.solver_timeout_ms, cache={}, context=Z3Context())
+    try:
+        runs = fr.at_ranks(kernel, ranks, oracle)
+    finally:
+        oracle.close()
+    if not runs or not all(other.complete for other, _ in runs):
+        return {}  # (a run the front end did not wholly understand shows nothing by what it does not report)
+    errors: set = set()
+    reached: set = set()
+    context = Z3Context()
+    try:
+        for other, issues in runs:
+            out, impossible = _analyse_kernel(other, options, VerifyResult(kernel.path), {}, context, {})
+            if impossible:
+                continue
+            errors |= {(d.location.path, d.location.line) for d in out + [_front(i) for i in issues]
+                       if d.severity == ERROR}
+            reached |= _lines_of(other)
+    finally:
+        context.close()
+    one = len(kernel.guessed) == 1
+    said = " and ".join(f"{name} of rank {rank}" for name, rank in kernel.guessed)
+    more = f"{kernel.guessed[0][0]} of rank {kernel.guessed[0][1] + 1}" if one else "each a rank more"
+    name, rank = kernel.guessed[0]
+    weaker = {}
+    for d in found:
+        where = (d.location.path, d.location.line)
+        # (an error of another kind there is an error too: `x[4]` of a trailing (4, 128, 512) is out of bounds
+        # at rank 3, a block of the wrong shape at rank 4)
+        if d.severity != ERROR or where in errors or where not in reached:
+            continue
+        note = Note(location(kernel.span),
+                    f"a warning, not an error: it fails for every input with {said}, "
+                    f"{'a rank' if one else 'ranks'} the verifier guessed (nothing in the kernel states "
+                    f"{'it' if one else 'them'}), and not with {more}; stating the rank (`assert len({name}.shape) "
+                    f"== {rank}`) makes it certain")
+        weaker[id(d)] = dataclasses.replace(d, severity=WARNING, notes=d.notes + (note,))
+    return weaker
+
+
+def _lines_of(kernel: ir.Kernel) -> set:
+    """(file, line) of every instruction, access and check of a kernel run, and of the calls that lead to them."""
+    out = set()
+    for x in list(kernel.instrs) + list(kernel.subscripts) + list(kernel.checks):
+        span = getattr(x, "span", None)
+        if span is not None:
+            out.update((sp.file, sp.line) for sp in (span,) + tuple(span.via))
+    return out
 
 
 def _finish(diags: list, text: str, path: str, options: Options, sources: SourceSet) -> list:

@@ -21,7 +21,7 @@ import pytest
 
 import device
 from device.faults import RUNTIME_CODES
-from nki_verify.api import SUBSUMED
+from nki_verify.api import SUBSUMED, verify_source
 
 from .expectations import parse
 
@@ -302,6 +302,9 @@ CASES = {
                             "view_of_a_rank_four_input": ([r(4, 2, 128, 512)],),
                             "gate_and_up_of_the_same_shape": ([r(128, 4, 256), r(128, 4, 256)],)},
     "pkg_two_modules/kernel.py": {"double": ([r(256, 512)],), "double_shifted": ([r(256, 512)],)},
+    "b2_rank_guesses.py": {"first_expert_as_a_block": ([r(2, 128, 4)],),
+                           "first_expert_as_a_block_of_three_axes": ([r(2, 128, 4)],),
+                           "first_expert_larger_than_the_block": ([r(2, 128, 16, 2)],)},
     "b2_optional_bias.py": {"add_an_optional_bias": ([r(128, 512), r(1, 512)],),
                             "add_an_optional_bias_one_row_late": ([r(128, 512), r(1, 512)],),
                             "scale_by_a_table_or_two": ([r(128, 256), None, None, r(128, 512)],),
@@ -584,3 +587,16 @@ def test_loop_invariant_branches_match_numpy() -> None:
     y = r(2, 300, 384), r(2, 300, 256)
     for z, factor in zip(y, (2, 1)):
         np.testing.assert_array_equal(device.run(path, z, kernel="batches_doubled_when_wide"), z * factor)
+
+
+def test_an_error_at_a_guessed_rank_only_is_a_launch_that_works_at_another() -> None:
+    """first_expert_as_a_block fails for every 3-D input (the rank the verifier guessed), so its finding is a
+    warning: with a 4-D input whose last axis is 2 it runs and copies the first expert."""
+    path = os.path.join(KERNELS, "b2_rank_guesses.py")
+    x = r(2, 128, 4, 2)
+    res = device.execute(path, x, kernel="first_expert_as_a_block")
+    assert not res.faults, [f.describe() for f in res.faults]
+    np.testing.assert_array_equal(res.outputs, x[0].reshape(128, 8))
+    kinds = {(d.code, d.severity) for d in verify_source(open(path, encoding="utf-8").read(), path)
+             if d.kernel == "first_expert_as_a_block"}
+    assert kinds == {("NKI501", "warning")}, kinds

@@ -249,14 +249,14 @@ class KernelBuilder:
     target_origin = "default"
 
     def build(self, span: ir.Span, context: str, params: tuple, given: tuple = (), given_why: tuple = (),
-              placeholders: tuple = (), chosen: tuple = (), inout: tuple = ()) -> ir.Kernel:
+              placeholders: tuple = (), chosen: tuple = (), inout: tuple = (), guessed: tuple = ()) -> ir.Kernel:
         return ir.Kernel(
             name=self.name, path=self.path, span=span, dialect=self.dialect, context=context, params=params,
             symbols=tuple(self.symbols), loops=tuple(self.loops), tensors=tuple(self.tensors),
             subscripts=tuple(self.subscripts), instrs=tuple(self.instrs), checks=tuple(self.checks),
             assumptions=tuple(self.assumptions), grid=self.grid, target=self.target, complete=self.complete,
             target_origin=self.target_origin, given=given, given_why=given_why, placeholders=placeholders,
-            chosen=chosen, inout=inout,
+            chosen=chosen, inout=inout, guessed=guessed,
             runtime_reads=tuple((sym, loops, source, index)
                                 for sym, source, loops, _label, index in getattr(self, "dyn_uses", ())),
         )

@@ -31,6 +31,30 @@ class FrontendResult:
     issues: list = field(default_factory=list)
     read_paths: list = field(default_factory=list)
     kernel_names: list = field(default_factory=list)
+    origins: dict = field(default_factory=dict)  # id of a kernel run -> (kernel value, launch context)
+    interp: Any = None
+
+    def at_ranks(self, kernel: ir.Kernel, ranks: dict, oracle: Any = None) -> list | None:
+        """The runs of `kernel`'s launch with the inputs of `ranks` given those ranks to start from (a use that
+        fixes another rank still corrects it), with the same optional inputs given and defaults chosen as
+        `kernel`'s run: [(kernel, issues)], without the runs that fail on every path.  None when the launch is
+        not known.  Built again by the same interpreter, with `oracle` for its branch questions."""
+        origin = self.origins.get(id(kernel))
+        if origin is None or self.interp is None:
+            return None
+        kv, ctx = origin
+        interp = self.interp
+        saved = interp.oracle
+        interp.oracle = oracle if oracle is not None else saved
+        interp._forced_ranks = dict(ranks)
+        try:
+            runs = run_with_retries(interp, kv, ctx)
+        finally:
+            interp._forced_ranks = {}
+            interp.oracle = saved
+        return [(k, issues) for k, issues in runs
+                if k.given == kernel.given and k.chosen == kernel.chosen and not _failed(interp, k)
+                and not _fails_everywhere([(k, issues)])]
 
 
 class IntervalOracle:
@@ -108,11 +132,13 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
             "or define the kernel at module level with those values as parameters)",
             ir.Span(mod.path, node.lineno, node.col_offset + 1, node.lineno, node.col_offset + 5 + len(node.name)),
             node.name))
+    result.interp = interp
     for kv, ctx in built:
         result.kernel_names.append(kv.func.name)
         for kernel, issues in run_with_retries(interp, kv, ctx):
             result.kernels.append(kernel)
             result.issues.extend(issues)
+            result.origins[id(kernel)] = (kv, ctx)
     for kv in kernels:
         if options.kernels and kv.func.name not in options.kernels:
             continue
@@ -122,6 +148,7 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
             for kernel, issues in run_with_retries(interp, kv, ctx):
                 result.kernels.append(kernel)
                 result.issues.extend(issues)
+                result.origins[id(kernel)] = (kv, ctx)
     result.read_paths = list(index.read_paths)
     return result
 
@@ -615,7 +642,8 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
                       split: frozenset = frozenset()) -> list:
     """`base`, `split`: a run for one rank of an input used with several (see run_with_retries), whose paths
     for other ranks are dropped; the ranks of the other inputs are still corrected by retries."""
-    overrides: dict = dict(base or {})
+    # (the ranks a rerun starts from, FrontendResult.at_ranks: not for an input this run splits by rank)
+    overrides: dict = {**{p: r for p, r in interp._forced_ranks.items() if p not in split}, **(base or {})}
     at_least: set = set()  # params whose rank is known only from below (an index into the shape): still a guess
     tried: dict = {}
     conflict = None
@@ -642,6 +670,7 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
         interp._rank_overrides = dict(overrides)
         interp._rank_at_least = set(at_least)
         interp._rank_split = set(split)
+        interp._soft_ranks = set(soft)
         try:
             run = run_kernel(interp, kv, ctx)
             remember(None)
@@ -689,6 +718,7 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
         return _split_by_rank(interp, kv, ctx, overrides, split, param, ranks)
     interp._rank_overrides = dict(overrides)
     interp._rank_split = set(split)
+    interp._soft_ranks = set(soft)
     interp._no_retry = True
     try:
         return [run_kernel(interp, kv, ctx)]
@@ -856,12 +886,26 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
                                                                                 {}).items())
     for p, v, d in chosen:
         description += f"; {p}={v} (every path with its default {d} fails)"
-    kernel = kb.build(span, description, tuple(params), given, given_why, optional, chosen, _inout_params(fn.node))
+    kernel = kb.build(span, description, tuple(params), given, given_why, optional, chosen, _inout_params(fn.node),
+                      _guessed_inputs(interp, kb))
     if silent is not None:
         interp._silent_runs[id(kernel)] = silent
     if failed:
         interp._failed_runs.append(kernel)
     return kernel, list(kb.issues)
+
+
+def _guessed_inputs(interp: Interpreter, kb: KernelBuilder) -> tuple:
+    """(name, rank) of the inputs whose rank this run still only guesses: not stated by the kernel, not agreed
+    with by a use (`a, b = x.shape` in a helper, `x.shape == (n, d)`), not fixed by a use that corrected it (a
+    retry; a soft hint, from a call that fails at the guess, is still a guess), not split by rank."""
+    settled = (interp._rank_confirmed | interp._stated_params | set(getattr(interp, "_rank_split", ()))
+               | (interp._exact_params - interp._soft_ranks))
+    out = {}
+    for tid, name in interp._guessed_ranks.items():
+        if name not in settled and 0 <= tid < len(kb.tensors) and isinstance(name, str):
+            out[name] = len(kb.tensors[tid].shape)
+    return tuple(sorted(out.items()))
 
 
 def _inout_params(node: ast.AST) -> tuple:

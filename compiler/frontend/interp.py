@@ -173,6 +173,8 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self._split_rank_tests: dict = {}  # the same, of params split by rank, over the runs of the split
         self._rank_test_sites: dict = {}  # (function node, compared expression) -> the constants it is compared with
         self._no_soft: set = set()  # params whose soft rank hint a use contradicted
+        self._soft_ranks: set = set()  # params whose rank in this run comes from a soft hint only
+        self._forced_ranks: dict = {}  # param -> rank every run starts from (FrontendResult.at_ranks)
         self._exact_params: set = set()
         self._stated_params: set = set()  # params whose rank the kernel states (not learnt from a retry)
         self._no_retry = False
