@@ -294,6 +294,7 @@ class Kernel:
     # (input name, rank) of inputs whose rank this run only guessed: nothing in the kernel states it (`a, b =
     # x.shape`, `len(x.shape) == 2`, `x.shape == (n, d)`) and no use fixed it (see nki_verify.api._rank_guesses)
     guessed: tuple = ()
+    missing: tuple = ()  # modules the kernel uses that no import resolved (each said by an NKI902)
 
     def tensor(self, tid: int) -> Tensor:
         return self.tensors[tid]

@@ -256,7 +256,7 @@ class KernelBuilder:
             subscripts=tuple(self.subscripts), instrs=tuple(self.instrs), checks=tuple(self.checks),
             assumptions=tuple(self.assumptions), grid=self.grid, target=self.target, complete=self.complete,
             target_origin=self.target_origin, given=given, given_why=given_why, placeholders=placeholders,
-            chosen=chosen, inout=inout, guessed=guessed,
+            chosen=chosen, inout=inout, guessed=guessed, missing=tuple(sorted(self.missing_modules)),
             runtime_reads=tuple((sym, loops, source, index)
                                 for sym, source, loops, _label, index in getattr(self, "dyn_uses", ())),
         )

@@ -775,7 +775,15 @@ class KernelAnalysis:
             return None
         if unknown and not ob.definite:
             labels = ", ".join(sorted(self.names(s) for s in unknown))
-            return self._undecided(ob, f"it depends on {labels}, which the verifier could not determine")
+            d = self._undecided(ob, f"it depends on {labels}, which the verifier could not determine")
+            if self.k.missing:
+                # (the likely source of the unknown values, and how to make them known)
+                names = ", ".join(repr(m) for m in self.k.missing)
+                d = dataclasses.replace(d, notes=d.notes + (Note(location(self.k.span), (
+                    f"the kernel uses {'a module' if len(self.k.missing) == 1 else 'modules'} not found ({names}): "
+                    "what it computes with them is unknown; --search-path DIR (or installing the package) lets "
+                    "the verifier read them")),))
+            return d
         inputs = [s for s in syms if self._is_input(s)]
         execs = [s for s in syms if self._is_exec(s)]
         shown = _connected(set(E.free_syms(ob.goal)), local + self.base)
