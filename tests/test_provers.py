@@ -156,6 +156,46 @@ def test_bounded_never_proves_a_bound_some_sizes_break(digits, bound, scaled):
         assert not (claimed and top >= (bound * w if scaled else bound)), (w, top)
 
 
+@settings(deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 4), st.booleans()), min_size=1, max_size=3),
+       st.integers(1, 200), st.booleans(), st.integers(1, 3), st.booleans())
+def test_bounded_with_an_offset_never_proves_a_bound_some_sizes_break(digits, bound, scaled, off, off_scaled):
+    """The same, with an input-only term added to the sum (taken into the lowest digit when the chain without
+    it fails): whenever bounded() proves it, enumeration agrees for W in 1..4."""
+    xs = [two(f"d{i}", i)[0] for i in range(len(digits))]
+    facts = [E.ge(W, 1)]
+    for x, (_, width, _) in zip(xs, digits):
+        facts += in_range(x, 0, width)
+    shift = E.mul(off, W) if off_scaled else E.Const(off)
+    addr = E.add(shift, *[E.mul(E.mul(c, W) if w_scaled else E.Const(c), x) for x, (c, _, w_scaled) in
+                          zip(xs, digits)])
+    limit = E.mul(bound, W) if scaled else E.Const(bound)
+    claimed = radix.bounded(E.lt(addr, limit), facts, is_exec, {W: E.Interval(1, None)},
+                            proved_by(prover([E.ge(W, 1)])))
+    for w in range(1, 5):
+        top = (off * w if off_scaled else off) + sum(c * (w if w_scaled else 1) * (width - 1)
+                                                       for c, width, w_scaled in digits)
+        assert not (claimed and top >= (bound * w if scaled else bound)), (w, top)
+
+
+def test_the_second_half_of_each_row_is_bounded_by_its_digits():
+    # rows of D = 2*H elements, cos then sin, read four rows at a time: the sin half of row t + p (a block of
+    # rows from t, p < min(4, N - t)) at H + e + D*(t + p) for e < H stays below N*D.  The chain of digits alone
+    # leaves H over the last row, and the digits at their ends (t = N - 1 and p = 3 apart) overshoot; with H
+    # taken into the lowest digit the chain closes
+    (e, _), (t, _), (p, _) = two("e", 0), two("t", 1), two("p", 2)
+    H = sym("H", 8)
+    Dd = E.mul(2, H)
+    base = [E.ge(H, 1), E.ge(N, 1)]
+    ranges = {H: E.Interval(1, None), N: E.Interval(1, None)}
+    facts = in_range(e, 0, H) + in_range(t, 0, N) + in_range(p, 0, E.minimum(4, E.sub(N, t)))
+    goal = E.lt(E.add(H, e, E.mul(Dd, t), E.mul(Dd, p)), E.mul(N, Dd))
+    assert radix.bounded(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
+    # one element further (the half starting at H + 1) runs past the last row
+    late = E.lt(E.add(H, 1, e, E.mul(Dd, t), E.mul(Dd, p)), E.mul(N, Dd))
+    assert not radix.bounded(late, facts + base, is_exec, ranges, proved_by(prover(base)))
+
+
 def test_a_top_digit_that_does_not_fill_its_place_is_bounded_at_its_maximum():
     # n elements folded into F rows of c = ceil(n / F): the first c*(F - 1) + n % c elements of a row, read as
     # f < n % c, r < F at r*c + f, stay below n once n >= 128*F and F <= 128.  No chain of place values shows

@@ -25,6 +25,7 @@ from compiler import expr as E
 
 MAX_DIGITS = 10
 MAX_SIDE_CONDITIONS = 24
+MAX_SHIFTED_SIDE_CONDITIONS = 12  # for the chain again with input terms in its lowest digit (_shifted_low_digit)
 # input sizes at which place values are estimated to order the digits (the order is a heuristic: the side
 # conditions are proved); the smaller ones for place values that vanish at the first (`min(128 // rows, ...)`)
 SAMPLE_BASES = (1000, 128, 8, 1)
@@ -413,7 +414,47 @@ def bounded(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
             budget[0] -= 1
             if prove(cond, side):
                 return True
+    if _shifted_low_digit(oriented, rest, bounds, side, ranges, prove, [MAX_SHIFTED_SIDE_CONDITIONS]):
+        return True
     return _at_maximum(oriented, remainder, bounds, side, ranges, prove, budget)
+
+
+def _shifted_low_digit(oriented: list, rest: list, bounds: "_Bounds", side: list, ranges: dict, prove: Callable,
+                       budget: list) -> bool:
+    """The chain again with the input-only terms that add to the sum (`head_dim` in `head_dim + e + D*row <
+    N*D`, the second half of each row) taken into the digit of place value 1: that digit plus them stays below
+    its width plus them, and the chain needs `head_dim + head_dim <= D` where the sum alone left `head_dim` over
+    the top digit's span.  Only upper bounds enter the argument (each digit at most its width less one, the
+    chain telescoping from a first place value >= 1); the terms moved are non-negative (by their ranges), so
+    that the widened digit keeps a width >= 1 and the place values above it stay positive."""
+    shift = [t for t in rest if not isinstance(t, E.Const) and (_sample(t, ranges, 0) or 0) > 0]
+    if not shift or budget[0] <= 0:
+        return False
+    off = E.add(*shift)
+    if E.decide(E.ge(off, 0), ranges) is not True:
+        return False
+    remainder = E.sub(E.add(*rest), off)
+    for digits in _digit_sets(oriented, bounds, side, prove):
+        low = [i for i, d in enumerate(digits) if d[0] == E.ONE]
+        if len(low) != 1:
+            continue
+        c, w, members = digits[low[0]][:3]
+        moved = list(digits)
+        moved[low[0]] = (c, E.add(w, off), members)
+        order = _chain_order(moved, side, ranges, prove, budget, bounds)
+        if order is None:
+            continue
+        top, width, members = order[-1][:3]
+        for w in [width] + _other_widths(bounds, members, width):
+            cond = E.le(E.add(remainder, E.mul(top, w), -1), 0)
+            if cond == E.TRUE or E.decide(cond, ranges) is True:
+                return True
+            if budget[0] <= 0:
+                return False
+            budget[0] -= 1
+            if prove(cond, side):
+                return True
+    return False
 
 
 def _other_widths(bounds: "_Bounds", members: list, width: E.Expr) -> list:
