@@ -196,6 +196,25 @@ def test_the_second_half_of_each_row_is_bounded_by_its_digits():
     assert not radix.bounded(late, facts + base, is_exec, ranges, proved_by(prover(base)))
 
 
+def test_a_program_share_of_tiles_is_a_digit_even_where_small_sizes_leave_it_none():
+    # tile t of this program's share I // 512 // G, shard offset pid * share: e + W*t + W*share*pid < W*(I // 512).
+    # At the usual sample sizes (I about 1000 and below) the share is 0, which hid the digit's place value
+    (e, _), (t, _), (pid, _) = two("e", 0), two("t", 1), two("pid", 2)
+    inter = sym("I", 9)
+    n = E.floordiv(inter, 512)
+    share = E.floordiv(n, G)
+    base = [E.ge(W, 1), E.ge(inter, 1), E.ge(G, 1), E.le(G, 2)]
+    ranges = {W: E.Interval(1, None), inter: E.Interval(1, None), G: E.Interval(1, 2)}
+    facts = in_range(e, 0, W) + in_range(t, 0, share) + in_range(pid, 0, G)
+    goal = E.lt(E.add(e, E.mul(W, t), E.mul(E.mul(W, share), pid)), E.mul(W, n))
+    assert radix.bounded(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
+    # a share rounded up (ceil(n / G)) overruns the tiles for some n: not bounded
+    up = E.neg(E.floordiv(E.neg(n), G))
+    facts_up = in_range(e, 0, W) + in_range(t, 0, up) + in_range(pid, 0, G)
+    goal_up = E.lt(E.add(e, E.mul(W, t), E.mul(E.mul(W, up), pid)), E.mul(W, n))
+    assert not radix.bounded(goal_up, facts_up + base, is_exec, ranges, proved_by(prover(base)))
+
+
 def test_a_top_digit_that_does_not_fill_its_place_is_bounded_at_its_maximum():
     # n elements folded into F rows of c = ceil(n / F): the first c*(F - 1) + n % c elements of a row, read as
     # f < n % c, r < F at r*c + f, stay below n once n >= 128*F and F <= 128.  No chain of place values shows

@@ -27,8 +27,9 @@ MAX_DIGITS = 10
 MAX_SIDE_CONDITIONS = 24
 MAX_SHIFTED_SIDE_CONDITIONS = 12  # for the chain again with input terms in its lowest digit (_shifted_low_digit)
 # input sizes at which place values are estimated to order the digits (the order is a heuristic: the side
-# conditions are proved); the smaller ones for place values that vanish at the first (`min(128 // rows, ...)`)
-SAMPLE_BASES = (1000, 128, 8, 1)
+# conditions are proved); the smaller ones for place values that vanish at the first (`min(128 // rows, ...)`),
+# the last for those that vanish below it (a program's share of the tiles, `I // 512 // grid[0]`)
+SAMPLE_BASES = (1000, 128, 8, 1, 65536)
 MAX_TIE_ORDERS = 4
 
 
