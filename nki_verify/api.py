@@ -160,9 +160,9 @@ def _rank_guesses(kernel: ir.Kernel, found: list, fr: frontend.FrontendResult, o
     finally:
         context.close()
     one = len(kernel.guessed) == 1
-    said = " and ".join(f"{name} of rank {rank}" for name, rank in kernel.guessed)
-    more = f"{kernel.guessed[0][0]} of rank {kernel.guessed[0][1] + 1}" if one else "each a rank more"
     name, rank = kernel.guessed[0]
+    said = " and ".join(f"{n} of rank {r}" for n, r in kernel.guessed)
+    more = f"{name} of rank {rank + 1}" if one else "each a rank more"
     weaker = {}
     for d in found:
         where = (d.location.path, d.location.line)
@@ -258,7 +258,7 @@ def _missing_module(d: Diagnostic) -> str | None:
     """The module an NKI902 says was not found (frontend: HostMixin.missing_module), else None."""
     if d.code != "NKI902":
         return None
-    head, sep, tail = d.message.partition(frontend.MODULE_NOT_FOUND)
+    head, sep, _ = d.message.partition(frontend.MODULE_NOT_FOUND)
     return head.rpartition("module ")[2].strip("'") if sep else None
 
 

@@ -151,15 +151,14 @@ class CallsMixin:
         if isinstance(fn, V.Unknown):
             missing = fn.reason.partition(MISSING_MODULE)[0].rpartition(" from ")[2] if MISSING_MODULE in fn.reason \
                 else None
-            if missing and self.kb is not None and missing not in self.kb.missing_modules:
-                # a kernel calls what a relative import of a module not found should have given: said once per
-                # module and kernel (the import itself ran with the module, outside any kernel)
-                self.kb.missing_modules.add(missing)
-                self.not_understood(f"{fn.reason.partition(' from ')[0]}() is not followed: the relative import of "
-                                    f"{missing} found no such module, so what the kernel does with it is not "
-                                    "checked", node)
+            if missing and self.kb is not None:
+                # a kernel calls what a relative import of a module not found should have given (the import
+                # itself ran with the module, outside any kernel)
+                self.say_missing_module(missing, f"{fn.reason.partition(' from ')[0]}() is not followed: the "
+                                                 f"relative import of {missing} found no such module, so what the "
+                                                 "kernel does with it is not checked", node)
             # (a value from what was said not understood is said no more: its span marks it)
-            span = fn.span if fn.span is not None or not missing or self.kb is None else self.span(node)
+            span = self.span(node) if fn.span is None and missing and self.kb is not None else fn.span
             return V.Unknown(f"result of calling {fn.reason}", span)
         if isinstance(fn, V.DecoratorFactory):
             return self._decorate(fn, args[0], node) if len(args) == 1 else V.Unknown("decorator")

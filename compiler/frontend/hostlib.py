@@ -119,11 +119,14 @@ class HostMixin:
         root = path.split(".")[0]
         if self.kb is None or root in KNOWN_LIBRARIES or root in sys.stdlib_module_names:
             return False
-        reported = self.kb.missing_modules
-        if root not in reported:
-            reported.add(root)
-            self.not_understood(f"{what} is not followed: module {root!r}{MODULE_NOT_FOUND}", node)
+        self.say_missing_module(root, f"{what} is not followed: module {root!r}{MODULE_NOT_FOUND}", node)
         return True
+
+    def say_missing_module(self, module: str, message: str, node: ast.AST | None) -> None:
+        """NKI902 `message` for a module not found, once per module and kernel (where the kernel first uses it)."""
+        if module not in self.kb.missing_modules:
+            self.kb.missing_modules.add(module)
+            self.not_understood(message, node)
 
     def _host_elementwise(self, name: str, args: list, kwargs: dict, node: ast.AST | None) -> Any | None:
         arrays = [a for a in list(args) + list(kwargs.values()) if isinstance(a, V.HostArray)]

@@ -403,18 +403,9 @@ def bounded(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
         order = _chain_order(digits, side, ranges, prove, budget, bounds)
         if order is None:
             continue
-        top, width, members = order[-1][:3]
-        for w in [width] + _other_widths(bounds, members, width):
-            # the top digit's width from each of its bounds: the one taken for the chain may be a constant
-            # (`program_id(0) < 2` of an LNC launch) where the sum needs the symbolic one (`< grid[0]`)
-            cond = E.le(E.add(remainder, E.mul(top, w), -1), 0)
-            if cond == E.TRUE or E.decide(cond, ranges) is True:
-                return True
-            if budget[0] <= 0:
-                return False
-            budget[0] -= 1
-            if prove(cond, side):
-                return True
+        fits = _top_fits(order, remainder, bounds, side, ranges, prove, budget)
+        if fits is not False:
+            return fits is True  # (None: the budget ran out)
     if _shifted_low_digit(oriented, rest, bounds, side, ranges, prove, [MAX_SHIFTED_SIDE_CONDITIONS]):
         return True
     return _at_maximum(oriented, remainder, bounds, side, ranges, prove, budget)
@@ -445,16 +436,29 @@ def _shifted_low_digit(oriented: list, rest: list, bounds: "_Bounds", side: list
         order = _chain_order(moved, side, ranges, prove, budget, bounds)
         if order is None:
             continue
-        top, width, members = order[-1][:3]
-        for w in [width] + _other_widths(bounds, members, width):
-            cond = E.le(E.add(remainder, E.mul(top, w), -1), 0)
-            if cond == E.TRUE or E.decide(cond, ranges) is True:
-                return True
-            if budget[0] <= 0:
-                return False
-            budget[0] -= 1
-            if prove(cond, side):
-                return True
+        fits = _top_fits(order, remainder, bounds, side, ranges, prove, budget)
+        if fits is not False:
+            return fits is True
+    return False
+
+
+def _top_fits(order: list, remainder: E.Expr, bounds: "_Bounds", side: list, ranges: dict, prove: Callable,
+              budget: list) -> bool | None:
+    """Whether the chained digits (`order`, the top one last) with `remainder` stay at or below 0: the digits
+    sum to at most the top place value times its width, less one, so `remainder + c_top * w - 1 <= 0` for one of
+    the top digit's widths, by the ranges or proved.  None when the budget ran out before that was settled."""
+    top, width, members = order[-1][:3]
+    for w in [width] + _other_widths(bounds, members, width):
+        # the top digit's width from each of its bounds: the one taken for the chain may be a constant
+        # (`program_id(0) < 2` of an LNC launch) where the sum needs the symbolic one (`< grid[0]`)
+        cond = E.le(E.add(remainder, E.mul(top, w), -1), 0)
+        if cond == E.TRUE or E.decide(cond, ranges) is True:
+            return True
+        if budget[0] <= 0:
+            return None
+        budget[0] -= 1
+        if prove(cond, side):
+            return True
     return False
 
 
