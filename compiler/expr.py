@@ -481,6 +481,9 @@ def floordiv(a: IntLike, b: IntLike) -> Expr:
     f = _common_factor(a, b)
     if f is not None:  # (f*x) // (f*y) == x // y for f != 0 (b != 0)
         return floordiv(_exact_quotient(a, f), _exact_quotient(b, f))
+    g = _common_content(a, b)
+    if g > 1:  # (4*i) // (4*n) == i // n: a constant factor of both sides cancels exactly
+        return floordiv(_divided_by(a, g), _divided_by(b, g))
     return FloorDiv(a, b)
 
 
@@ -517,7 +520,30 @@ def mod(a: IntLike, b: IntLike) -> Expr:
     f = _common_factor(a, b)
     if f is not None:  # (f*x) % (f*y) == f * (x % y) for f != 0 (b != 0)
         return mul(f, mod(_exact_quotient(a, f), _exact_quotient(b, f)))
+    g = _common_content(a, b)
+    if g > 1:  # (4*i) % (4*n) == 4 * (i % n) for a constant g > 0
+        return mul(g, mod(_divided_by(a, g), _divided_by(b, g)))
     return Mod(a, b)
+
+
+def _common_content(a: Expr, b: Expr) -> int:
+    """The greatest positive integer dividing every coefficient and constant of both linear forms (1 when a side
+    is a constant: a division by a constant is normalised on its own)."""
+    if isinstance(a, Const) or isinstance(b, Const):
+        return 1
+    g = 0
+    for e in (a, b):
+        t, c = _linear_parts(e)
+        g = math.gcd(g, c, *t.values())
+        if g == 1:
+            return 1
+    return g
+
+
+def _divided_by(e: Expr, g: int) -> Expr:
+    """A linear form every coefficient and constant of which `g` divides, divided by `g`."""
+    t, c = _linear_parts(e)
+    return _make_lin({x: k // g for x, k in t.items()}, c // g)
 
 
 def _common_factor(a: Expr, b: Expr) -> Expr | None:

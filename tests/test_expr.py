@@ -136,6 +136,27 @@ def exprs_any_divisor(draw, depth: int = 3):
     return {"add": E.add, "mul": E.mul, "min": E.minimum, "max": E.maximum}[op](a, b)
 
 
+@given(exprs_any_divisor(2), exprs_any_divisor(2), st.integers(2, 12), st.integers(-9, 9), st.integers(-9, 9), ENVS)
+def test_a_constant_factor_of_both_sides_of_a_division_cancels(a: E.Expr, b: E.Expr, g: int, ca: int, cb: int,
+                                                               env: dict) -> None:
+    # (g*a + g*ca) // (g*b + g*cb) and its remainder, with a symbolic divisor: the constructors take g out of both
+    # sides (floor((g*x) / (g*y)) == floor(x / y), (g*x) % (g*y) == g * (x % y) for g > 0)
+    top, bottom = E.mul(g, E.add(a, ca)), E.mul(g, E.add(b, cb))
+    x, y = _value(top, env), _value(bottom, env)
+    if x is None or y is None or y == 0:
+        return
+    assert _value(E.floordiv(top, bottom), env) == x // y
+    assert _value(E.mod(top, bottom), env) == x % y
+
+
+def test_a_constant_factor_of_both_sides_of_a_division_is_taken_out() -> None:
+    n, i = SYMS[0], SYMS[1]
+    assert E.floordiv(E.mul(4, i), E.mul(4, n)) == E.floordiv(i, n)
+    assert E.mod(E.add(E.mul(6, i), 4), E.add(E.mul(2, n), 2)) == E.mul(2, E.mod(E.add(E.mul(3, i), 2), E.add(n, 1)))
+    assert isinstance(E.floordiv(E.mul(4, i), E.mul(6, n)), E.FloorDiv)  # (2*(2i)) // (2*(3n)) -> (2i) // (3n)
+    assert E.floordiv(E.mul(4, i), E.mul(6, n)) == E.floordiv(E.mul(2, i), E.mul(3, n))
+
+
 def _value(e: E.AnyExpr, env: dict) -> int | bool | None:
     try:
         return E.evaluate(e, env)

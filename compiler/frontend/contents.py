@@ -342,9 +342,12 @@ class ContentsMixin:
             return
         self._widen(loop_id)
         kb = self.kb
+        uses = [u for u in kb.dyn_uses if loop_id in u[2]]
+        if not uses:
+            return  # (the usual case: the symbols are not indexed for nothing at every loop's end)
         index = {info.sym: n for n, info in enumerate(kb.symbols)}
-        for sym, (kind, key), loops, _label, _index in kb.dyn_uses:
-            if loop_id not in loops or sym not in index:
+        for sym, (kind, key), _loops, _label, _index in uses:
+            if sym not in index:
                 continue
             rng = kb.reg_ranges.get(key, UNKNOWN) if kind == "reg" else kb.contents.get(key, UNKNOWN)
             info = kb.symbols[index[sym]]
