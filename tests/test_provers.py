@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from compiler import expr as E
 from nki_verify import analyze_source
 from nki_verify.analysis import radix, rewrite
-from nki_verify.analysis.solver import RLIMIT, Proved, Prover, Violated, as_multiples
+from nki_verify.analysis.solver import _DIVIDED, RLIMIT, Proved, Prover, Violated, as_multiples
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -322,8 +322,10 @@ def test_a_multiple_of_a_constant_is_asked_about_as_its_quotient():
     ask = E.le(E.add(E.floordiv(c, 128), E.minimum(c, N)), N)
     both = facts + [E.band(E.le(c, N), E.ge(E.mul(c, N), 2))]  # (an `and` is rebuilt as a new object)
     first = as_multiples(ask, both, memos)
+    walked = dict(memos[_DIVIDED])  # (each expression's quotients by the multiples' symbols, found once)
     again = as_multiples(ask, both, memos)
-    assert first == as_multiples(ask, both) and len(memos) == 1
+    assert first == as_multiples(ask, both) and len([k for k in memos if k != _DIVIDED]) == 1
+    assert memos[_DIVIDED] == walked and len(walked) == 1 + len(both)
     assert all(a is b for a, b in zip(first[1], again[1])) and first[0] is again[0]
     assert as_multiples(ask, both)[1][-1] is not first[1][-1]
 
@@ -756,3 +758,47 @@ def test_writing_a_multiple_as_its_quotient_asks_the_same_question(facts, goal, 
             assert E.evaluate(goal, env) == E.evaluate(g2, moved), (env, goal, g2)
         except ZeroDivisionError:
             continue
+
+
+GROUPS = '''
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def groups(a, b):
+    n, m = a.shape
+    g, k = b.shape
+    assert m == 512
+    t = n // g
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    for i in range(g):
+        for j in range(t // 128):
+            nisa.dma_copy(dst=out, src=a[i * t + j * 128 + EXTRA:i * t + j * 128 + 128 + EXTRA, :])
+    return out
+'''
+
+
+def _groups_findings(monkeypatch, extra: int, **limits) -> list:
+    """The findings on a slice whose bound needs g * (n // g) <= n, with the solver's work bounds cut down to
+    the limits given (the usual bounds prove it at once)."""
+    from nki_verify.analysis import engine
+
+    with monkeypatch.context() as m:
+        m.setattr(engine, "BOUND_ATTEMPT_BUDGET", 0)  # (the digits would prove it without the solver)
+        for name, value in limits.items():
+            m.setattr(engine, name, value)
+        src = GROUPS.replace("EXTRA", str(extra))
+        return [(d.code, d.location.line) for d in analyze_source(src, "groups.py").diagnostics]
+
+
+def test_an_undecided_check_gets_a_last_chance_with_a_larger_work_bound(monkeypatch):
+    small = {"RLIMIT": 100, "QUIET_RLIMIT": 100}
+    assert _groups_findings(monkeypatch, 0, LAST_CHANCE_QUERIES=0, **small) == [("NKI901", 16)]
+    assert _groups_findings(monkeypatch, 0, LAST_CHANCE_RLIMIT=RLIMIT, **small) == []
+    # a real overrun stays undecided at the small bound: the last chance proves only what holds
+    assert _groups_findings(monkeypatch, 1, LAST_CHANCE_RLIMIT=RLIMIT, **small) == [("NKI901", 16)]
+    # (and at the usual bounds it is an error, the good slice nothing)
+    assert _groups_findings(monkeypatch, 1) == [("NKI101", 16)]
+    assert _groups_findings(monkeypatch, 0) == []
