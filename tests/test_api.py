@@ -1822,3 +1822,56 @@ def test_a_module_not_found_is_said_once_per_kernel_and_not_at_each_use() -> Non
     undecided = next(d for d in diags if d.code == "NKI901")
     assert any("'missing_kernels_pkg'" in n.message and "--search-path" in n.message for n in undecided.notes), \
         undecided.notes
+
+
+RANK_RUNS = src("""
+    import nki
+    import nki.isa as nisa
+    import nki.language as nl
+
+    def _last_dim(t):
+        return t.shape[3]
+
+    @nki.jit
+    def mixed(x, w, v, use_big, scale=None):
+        out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+        if scale is not None:
+            cols = _last_dim(scale)
+        if len(w.shape) == 2:
+            p, q = w.shape
+            if use_big:
+                a, b, c, d = v.shape
+            else:
+                a, b, c = v.shape
+        elif len(w.shape) == 3:
+            p, q, r = w.shape
+        nisa.dma_copy(dst=out, src=x[0:128, 0:512])
+        return out
+""")
+
+
+def test_what_rank_retries_learnt_in_a_split_is_reused_when_another_input_is_given(monkeypatch) -> None:
+    # w's rank is dispatched on (2 or 3); in the run for rank 2, v is unpacked as 4-D on one path and 3-D on the
+    # other (one run per rank); with scale given, the front end first learns its rank 4 (a retry), then meets w's
+    # and v's ranks again: the split of v is taken from the run without scale, not found again by two retries
+    from compiler.frontend import entry
+
+    runs: list = []
+    real = entry.run_kernel
+
+    def counted(interp, kv, ctx):
+        runs.append(dict(interp._rank_overrides))
+        return real(interp, kv, ctx)
+
+    monkeypatch.setattr(entry, "run_kernel", counted)
+    r = analyze_source(RANK_RUNS, "mixed.py")
+    def ranks(k) -> tuple:
+        of = {t.name: len(t.shape) for t in k.tensors if t.kind == "param"}
+        return "scale" in of, of["w"], of["v"] if of["w"] == 2 else None
+
+    # each rank of v with w of rank 2, and w of rank 3, without and with scale
+    assert sorted(ranks(k) for k in r.ir) == [(False, 2, 3), (False, 2, 4), (False, 3, None),
+                                              (True, 2, 3), (True, 2, 4), (True, 3, None)]
+    assert [(d.code, d.location.line) for d in r.diagnostics] == [("NKI101", 21)] * 2
+    # 3 runs without scale that raise a retry, and none with it beyond learning scale's rank
+    assert len(runs) == 10

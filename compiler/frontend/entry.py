@@ -652,7 +652,11 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
     # the ranks an earlier run of this kernel learnt with the same base (the run before another optional input
     # was given, or another default tried) are where this one starts, as if its retries had gone on: it does
     # not find them again, one failed run each (moe_cte: 41 runs of the front end became 21, 24.7 s -> 9.6 s)
-    memo_key = (tuple(sorted((base or {}).items())), split, tuple(sorted(interp._default_overrides)))
+    # (keyed by the ranks of the inputs split on, not by the ranks the enclosing run learnt for the others: the
+    # run for rank 2 of the gate/up weights with a scale given meets the down weights' conflict of ranks again,
+    # three runs each time, when another optional input is given and the run before it learnt the scale's rank)
+    memo_key = (tuple(sorted((p, r) for p, r in (base or {}).items() if p in split)), split,
+                tuple(sorted(interp._default_overrides)))
 
     def remember(conflict: tuple | None) -> None:
         interp._rank_memo[memo_key] = (dict(overrides), set(at_least), {p: set(r) for p, r in tried.items()},
@@ -661,7 +665,7 @@ def _run_with_retries(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext, 
     memo = interp._rank_memo.get(memo_key)
     if memo is not None:
         m_overrides, m_at_least, m_tried, m_soft, m_no_soft, conflict = memo
-        overrides.update(m_overrides)
+        overrides.update({p: r for p, r in m_overrides.items() if p not in (base or {})})
         at_least |= m_at_least
         tried = {p: set(r) for p, r in m_tried.items()}
         soft |= m_soft
