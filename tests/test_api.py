@@ -1875,3 +1875,35 @@ def test_what_rank_retries_learnt_in_a_split_is_reused_when_another_input_is_giv
     assert [(d.code, d.location.line) for d in r.diagnostics] == [("NKI101", 21)] * 2
     # 3 runs without scale that raise a retry, and none with it beyond learning scale's rank
     assert len(runs) == 10
+
+
+def test_huge_counterexample_values_are_made_round_where_the_check_still_fails() -> None:
+    """A model with an input value past SHRINK_ABOVE (the solver's 45833958401 rows) is made rounder one input at
+    a time, each value kept only where the goal still fails and the facts hold, the loop index moved to the end
+    of its range with it; values a fact ties together stay."""
+    from compiler import expr as E
+    from compiler import ir
+    from nki_verify.analysis import engine
+
+    n, m, t, i = E.Sym("n", 1), E.Sym("m", 2), E.Sym("t", 3), E.Sym("i", 4)
+    span = ir.Span("k.py", 3, 1, 3, 9)
+    tiles = E.floordiv(E.add(n, 127), 128)
+    infos = tuple(ir.SymInfo(s, "shape", s.name, E.Const(1), None) for s in (n, m, t)) + (ir.SymInfo(i, "loop", "i"),)
+    loop = ir.Loop(0, i, E.Const(0), tiles, E.ONE, "range", span, None, ir.B2)
+    tied = E.eq(m, E.add(E.mul(2, t), 1))  # a kernel's fact, m == 2*t + 1: neither moves alone
+    kernel = ir.Kernel("k", "k.py", span, ir.B2, "standalone", ("x",), infos, (loop,), (), (), (), (),
+                       (ir.Assumption(tied, span, "assert"),), None, "trn2")
+    ka = engine.KernelAnalysis(kernel, 1000)
+    # the last row of tile i is in bounds of an n-row input (it is not for the last tile of an n not a multiple
+    # of 128); m and t take part through the fact that ties them
+    goal = E.band(E.lt(E.add(E.mul(128, i), 127), n), E.ge(E.add(m, t), 0))
+    local = [E.ge(i, 0), E.lt(i, tiles)]
+    ob = engine.Obligation("NKI101", goal, tuple(local), span, "the tile's last row past the end")
+    huge = {n: 45833958401, m: 2 * 90000000 + 1, t: 90000000, i: 358077800}
+    assert E.evaluate(goal, huge) is False
+    shrunk = ka._shrunk(ob, local, huge)
+    assert shrunk == {n: 129, m: 2 * 90000000 + 1, t: 90000000, i: 1}
+    assert E.evaluate(goal, shrunk) is False and all(E.evaluate(f, shrunk) for f in local + [tied])
+    # a value that is not past the bound is left, and so is a model that does not fail the goal
+    assert ka._shrunk(ob, local, {**huge, n: 60001, i: 468}) == {**huge, n: 60001, i: 468}
+    assert ka._shrunk(ob, local, {**huge, i: 0}) == {**huge, i: 0}

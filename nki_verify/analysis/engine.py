@@ -121,6 +121,12 @@ CONDITION_SPLIT_KERNEL_QUERIES = 96  # per kernel
 # backward's transpose and SPMD writes, a slice of output projection's weights; kernels fully analysed 26 -> 28,
 # NKI901 315 -> 304, at no measurable cost in time)
 LAST_CHANCE_RLIMIT = 10 * RLIMIT
+# the values of a counterexample past SHRINK_ABOVE are made smaller, one symbol at a time, by trying round values
+# from 128 up, each kept only where the goal still fails and the kernel's facts hold, evaluated without the solver
+# (see KernelAnalysis._shrunk); at most SHRINK_EVALS evaluations per finding
+SHRINK_ABOVE = 65536
+SHRINK_EVALS = 400
+_ROUND_VALUES = tuple(sorted({2 ** k for k in range(7, 31)} | {128 * k for k in range(1, 65)}))
 LAST_CHANCE_PLACES = 12  # undecided places in the run at most
 LAST_CHANCE_COPIES = 8  # copies of the check at one place at most
 LAST_CHANCE_QUERIES = 16  # solver queries per kernel run
@@ -849,6 +855,7 @@ class KernelAnalysis:
                     return None
                 suggestion = self._extra(self._suggest, ob, local + lazy, inputs, v.model)
         model = self._extra(self._nicer_model, ob, local + lazy, [s for s in inputs if s in shown]) or v.model
+        model = self._shrunk(ob, local + lazy, model)
         shown |= set(ob.show)
         execs = [s for s in execs if s.kind != "index"] + [s for s in ob.show if s not in execs]
         ce = self._counterexample(model, [s for s in inputs if s in shown], [s for s in execs if s in shown])
@@ -886,6 +893,70 @@ class KernelAnalysis:
             if isinstance(r, Violated):
                 return r.model
         return None
+
+    def _shrunk(self, ob: Obligation, local: list, model: dict) -> dict:
+        """`model` with its input values past SHRINK_ABOVE made smaller and rounder (an element count of 1.6e23
+        says less than one of 65536): one input at a time, largest first, each takes the smallest of
+        _ROUND_VALUES (or one more) below its value with which the goal still fails and every fact of the
+        question holds, evaluated concretely, with the execution symbols as they were or all at the upper or all
+        at the lower ends of their ranges (the last tile of a smaller input).  The result is a counterexample as
+        much as the solver's was; `model` itself when it does not name every symbol of the question.  Values up
+        to SHRINK_ABOVE are left as they are (a nicer model's 128s)."""
+        big = [x for x, val in model.items() if isinstance(x, E.Sym) and self._is_input(x) and
+               isinstance(val, int) and not isinstance(val, bool) and abs(val) > SHRINK_ABOVE]
+        if not big:
+            return model
+        syms = set(E.free_syms(ob.goal))
+        for f in local:
+            syms |= E.free_syms(f)
+        facts = [f for f in local + relevant(syms, self.base) if f != E.TRUE]
+        for f in facts:
+            syms |= E.free_syms(f)
+        if not syms <= model.keys():
+            return model
+        execs = sorted((x for x in model if isinstance(x, E.Sym) and self._is_exec(x)), key=lambda x: x.key)
+        ends = self._bounds(set(execs), local)
+
+        def fails(env: dict) -> bool:
+            memo: dict = {}
+            try:
+                return E.evaluate(ob.goal, env, memo) is False and all(E.evaluate(f, env, memo) is True
+                                                                       for f in facts)
+            except Exception:  # noqa: BLE001 - a division by zero: not a counterexample
+                return False
+
+        def at_ends(env: dict, side: int) -> dict | None:
+            out = dict(env)
+            for x in execs:
+                end = ends.get(x, (None, None))[side]
+                if end is not None:
+                    value = _in_model(end, out)
+                    if value is None or isinstance(value, bool):
+                        return None
+                    out[x] = value
+            return out
+
+        env = dict(model)
+        if not fails(env):
+            return model
+        evals = 0
+        for x in sorted(big, key=lambda x: (-abs(model[x]), x.key)):
+            for c in (r + d for r in _ROUND_VALUES for d in (0, 1)):  # (one past a round size: a tile too many)
+                if c >= env[x] or evals >= SHRINK_EVALS:
+                    break
+                moved = {**env, x: c}
+                tried = [moved, at_ends(moved, 1), at_ends(moved, 0)] if execs else [moved]
+                found = None
+                for there in tried:
+                    if there is not None and evals < SHRINK_EVALS:
+                        evals += 1
+                        if fails(there):
+                            found = there
+                            break
+                if found is not None:
+                    env = found
+                    break
+        return env
 
     def _undecided(self, ob: Obligation, why: str) -> Diagnostic:
         return self._without_model(ob, "NKI901", f"{UNDECIDED} ({ob.code}: {ob.message}): {why}")
