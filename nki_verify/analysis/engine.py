@@ -121,15 +121,15 @@ CONDITION_SPLIT_KERNEL_QUERIES = 96  # per kernel
 # backward's transpose and SPMD writes, a slice of output projection's weights; kernels fully analysed 26 -> 28,
 # NKI901 315 -> 304, at no measurable cost in time)
 LAST_CHANCE_RLIMIT = 10 * RLIMIT
+LAST_CHANCE_PLACES = 12  # undecided places in the run at most
+LAST_CHANCE_COPIES = 8  # copies of the check at one place at most
+LAST_CHANCE_QUERIES = 16  # solver queries per kernel run
 # the values of a counterexample past SHRINK_ABOVE are made smaller, one symbol at a time, by trying round values
 # from 128 up, each kept only where the goal still fails and the kernel's facts hold, evaluated without the solver
 # (see KernelAnalysis._shrunk); at most SHRINK_EVALS evaluations per finding
 SHRINK_ABOVE = 65536
 SHRINK_EVALS = 400
 _ROUND_VALUES = tuple(sorted({2 ** k for k in range(7, 31)} | {128 * k for k in range(1, 65)}))
-LAST_CHANCE_PLACES = 12  # undecided places in the run at most
-LAST_CHANCE_COPIES = 8  # copies of the check at one place at most
-LAST_CHANCE_QUERIES = 16  # solver queries per kernel run
 
 # analysis-made symbols never collide with the front end's (which count up from 1)
 ANALYSIS_UIDS = 10**9
