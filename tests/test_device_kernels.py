@@ -346,6 +346,13 @@ CASES = {
     "b2_while_chunks.py": {"copy_in_chunks": ([r(300, 64)],), "sum_in_chunks_from_an_offset": ([r(300, 64), 100],),
                            "reads_whole_tiles": ([r(300, 64)],), "reads_the_row_after_the_last": ([r(300, 64)],),
                            "reads_the_last_row": ([r(300, 64)],)},
+    "b2_while_register.py": {
+        "rows_copied_while_flagged": ([r(128, 512), np.array([[2]], np.int32)],),
+        "rows_copied_while_flagged_without_a_bound": ([r(256, 512), np.array([[1]], np.int32)],),
+        "groups_of_columns_while_flagged": ([r(128, 768), np.array([[1]], np.int32)],),
+        "groups_of_columns_while_flagged_any_width": ([r(128, 384), np.array([[1]], np.int32)],),
+        "rows_copied_in_a_while_loop_helper": ([r(128, 512), np.array([[3]], np.int32)],),
+        "rows_copied_in_a_while_loop_helper_without_a_bound": ([r(256, 512), np.array([[1]], np.int32)],)},
 }
 # reads of memory nothing wrote, in kernels written for other checks
 KNOWN_UNINITIALISED = {("b1_dependencies.py", "prefix_rows"), ("b2_memory.py", "too_many_psum_banks"),

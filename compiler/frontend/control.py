@@ -1316,8 +1316,10 @@ class ControlMixin:
         if self.kb is None:
             return
         self.lint_while_register(st, reg)
-        var, loop = self.open_loop("dynamic_while", 0, self.fresh_int("<dynamic while trip count>"), 1, st, None,
-                                   "beta2")
+        # the trip count is data read at run time, as a register's value is (an execution symbol): a check in the
+        # body that fails for some input fails whenever the body runs, and some data runs it
+        trips = self.fresh_int("<dynamic while trip count>", "register", 0)
+        var, loop = self.open_loop("dynamic_while", 0, trips, 1, st, None, "beta2")
         f = self.frame
         base = len(f.pc)
         try:

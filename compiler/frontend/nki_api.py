@@ -473,12 +473,14 @@ class NkiMixin:
 
     def _while_loop(self, fn: V.ApiVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:
         body = args[1] if len(args) > 1 else kwargs["body_fun"]
+        init = args[0] if args else kwargs.get("init")
         if self.kb is None:
             return None
-        var, loop = self.open_loop("dynamic_while", 0, self.fresh_int("<while_loop trip count>"), 1, node, None,
-                                   "beta2")
+        var, loop = self.open_loop("dynamic_while", 0, self.fresh_int("<while_loop trip count>", "register", 0), 1,
+                                   node, None, "beta2")
         try:
-            self.call_value(body, [], {}, node)
+            # the body gets the condition's register (`body_fun(r) -> r`)
+            self.call_value(body, [init], {}, node)
         finally:
             self.close_loop(loop)
         return None

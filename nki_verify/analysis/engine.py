@@ -991,9 +991,12 @@ class KernelAnalysis:
 
     def _notes(self, ob: Obligation, syms: set) -> tuple:
         notes = list(call_notes(ob.span)) + list(ob.notes)
+        goal_syms = E.free_syms(ob.goal)
         for lid in ob.loops:
             lp = self.loops.get(lid)
-            if lp is not None and lp.var in syms:
+            if lp is not None and lp.var in syms and (lp.kind != "dynamic_while" or lp.var in goal_syms):
+                # (a loop on a register has no index of the kernel's: its iterations' count only says the body
+                # runs, unless the check depends on which iteration it is)
                 bounds = f"range({self.show(lp.start)}, {self.show(lp.stop)}" \
                          f"{'' if lp.step == E.ONE else ', ' + self.show(lp.step)})"
                 if len(bounds) > LONG_NOTE and lp.range_text and "\n" not in lp.range_text:
