@@ -616,8 +616,9 @@ def check_pending(view: Any, mask: np.ndarray | None) -> None:
 def access_pattern(t: NkiTensor, pattern: Any, offset: Any, scalar_offset: Any, vector_offset: Any,
                    indirect_dim: int, dtype: Any) -> NkiTensor:
     """`t.ap(pattern, ...)`: element (i0, i1, ...) is storage[base + sum(step_k * i_k)], where base is the view's
-    offset plus `offset` (the API docstring's reading), plus a runtime scalar offset scaled by the storage's
-    dimensions after `indirect_dim`; with `vector_offset`, row w starts at base row vector_offset[w]."""
+    offset plus `offset` (the API docstring's reading), plus a runtime scalar offset scaled by the dimensions
+    after `indirect_dim` of `t` (the migration guide's `prod(A.shape[indirect_dim + 1:])`: a reshape's own); with
+    `vector_offset`, row w starts at row vector_offset[w] of `t`."""
     base_t = reinterpret(t, DT.dtype_name(dtype)) if dtype is not None else t
     st = base_t.storage
     pairs = [(_int(s), _int(n)) for s, n in pattern]
@@ -626,7 +627,7 @@ def access_pattern(t: NkiTensor, pattern: Any, offset: Any, scalar_offset: Any, 
     if scalar_offset is not None:
         v = _dynamic_value(scalar_offset)
         v = _int(scalar_offset) if v is None else v
-        mult = math.prod(st.shape[indirect_dim + 1:]) if st.shape else 1
+        mult = math.prod(base_t.shape[indirect_dim + 1:]) if base_t.shape else 1
         base += v * mult
         dynamic = True
     shape = tuple(n for _, n in pairs)
@@ -635,7 +636,7 @@ def access_pattern(t: NkiTensor, pattern: Any, offset: Any, scalar_offset: Any, 
     code = "NKI102"
     if vector_offset is not None:
         rows = np.asarray(context.current().load(vector_offset)).reshape(-1).astype(np.int64)[:shape[0]]
-        row_elems = math.prod(st.shape[1:]) if len(st.shape) > 1 else 1
+        row_elems = math.prod(base_t.shape[1:]) if len(base_t.shape) > 1 else 1
         flat = flat_grid(base, shape, strides, rows * row_elems)
         return _checked_gather(base_t, flat, shape, code, True)
     if any(s < 0 for s in strides) or not shape:

@@ -138,6 +138,8 @@ CASES = {
         "row_of_the_largest_score": ([np.arange(128, dtype=np.float32)[None, :], r(128, 512)],),
         "row_of_the_largest_score_in_half_the_table": ([np.arange(128, dtype=np.float32)[None, :], r(64, 512)],),
         "scalar_offset_from_the_input": ([r(512, 512), np.array([[500]], np.int32)],),
+        "row_of_a_reshaped_input": ([r(4096), np.array([[40]], np.int32)],),
+        "row_of_a_reshaped_input_clamped_one_too_far": ([r(4096), np.array([[40]], np.int32)],),
         "vector_offset_rows": ([r(128, 512)],), "vector_offset_stride_too_large": ([r(128, 512)],),
         "static_pattern_every_element": ([r(64, 64)],), "static_pattern_past_the_end": ([r(64, 64)],),
         "sbuf_pattern_in_rows": ([r(128, 64)],), "sbuf_pattern_wraps_a_row": ([r(128, 64)],),

@@ -828,7 +828,10 @@ def t_ap(it: Any, args: list, kw: dict, node: Any) -> Any:
         src = vo if vo is not None else so
         dyn = it.runtime_value(src, it.runtime_label(src, node))
         if isinstance(indirect_dim, int):
-            shape = tuple(tv.tensor.shape)
+            # the dimensions after `indirect_dim` of the tensor `.ap` is called on, not the pattern's (the migration
+            # guide: the offset is `scalar_offset * prod(A.shape[indirect_dim + 1:])`): a reshape's own
+            # (`t.reshape((n // B, B)).ap(..., scalar_offset=row, indirect_dim=0)` starts at row * B)
+            shape = tuple(tv.view.shape)
             mult = it.free_size((1,) + shape[indirect_dim + 1:]) if indirect_dim + 1 <= len(shape) else 1
             base = E.add(base, E.mul(dyn, units(mult)))
         if vo is not None and strides:

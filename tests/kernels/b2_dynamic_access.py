@@ -43,6 +43,39 @@ def scalar_offset_from_the_input(A, idx):
 
 
 @nki.jit
+def row_of_a_reshaped_input(tokens, idx):
+    # The offset counts rows of the tensor `.ap` is called on: rows of 128 of the reshape, clamped to 0..31.
+    assert tokens.shape == (4096,) and idx.shape == (1, 1)
+    raw = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=raw, src=idx)
+    row = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=row, data=raw, op0=nl.maximum, operand0=0, op1=nl.minimum, operand1=31)
+    rows = tokens.reshape((32, 128))
+    t = nl.ndarray((1, 128), tokens.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=rows.ap(pattern=[[128, 1], [1, 128]], offset=0, scalar_offset=row, indirect_dim=0))
+    out = nl.ndarray((1, 128), tokens.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def row_of_a_reshaped_input_clamped_one_too_far(tokens, idx):
+    # Clamped to 0..32: row 32 of the reshape starts at element 4096, past the end.
+    assert tokens.shape == (4096,) and idx.shape == (1, 1)
+    raw = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=raw, src=idx)
+    row = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=row, data=raw, op0=nl.maximum, operand0=0, op1=nl.minimum, operand1=32)
+    rows = tokens.reshape((32, 128))
+    t = nl.ndarray((1, 128), tokens.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=rows.ap(pattern=[[128, 1], [1, 128]], offset=0,  # expect: NKI102 error
+                                     scalar_offset=row, indirect_dim=0))
+    out = nl.ndarray((1, 128), tokens.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
 def scalar_offset_clamped(A, idx):
     # The same offset, clamped to rows 0..384 by a max and a min: in bounds.
     assert A.shape == (512, 512) and idx.shape == (1, 1)
