@@ -1907,3 +1907,35 @@ def test_huge_counterexample_values_are_made_round_where_the_check_still_fails()
     # a value that is not past the bound is left, and so is a model that does not fail the goal
     assert ka._shrunk(ob, local, {**huge, n: 60001, i: 468}) == {**huge, n: 60001, i: 468}
     assert ka._shrunk(ob, local, {**huge, i: 0}) == {**huge, i: 0}
+
+
+RANK_OFFSETS = '''
+import nki
+import nki.collectives as ncc
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def my_block(x):
+    n, m = x.shape
+    assert n == 4 * 128 and m == 512
+    out = nl.ndarray((128, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    rank = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.register_store(rank, ncc.rank_id())
+    row = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=row, data=rank, op0=nl.multiply, operand0=128, op1=nl.minimum, operand1=BOUND)
+    t = nl.ndarray((128, m), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x.ap(pattern=[[m, 128], [1, m]], offset=0, scalar_offset=row, indirect_dim=0))
+    nisa.dma_copy(dst=out, src=t)
+    return out
+'''
+
+
+def test_a_rank_id_is_never_negative() -> None:
+    # rows rank * 128 .. + 127, clamped above to the last block: in bounds, since a rank id is never negative
+    assert verify_source(RANK_OFFSETS.replace("BOUND", "384"), "/tmp/k.py") == []
+    # clamped one block too far: past the end (the offset counts rows of 512 elements), never before the start
+    diags = verify_source(RANK_OFFSETS.replace("BOUND", "385"), "/tmp/k.py")
+    assert [(d.code, d.location.line) for d in diags] == [("NKI102", 18)]
+    assert "past the end" in diags[0].message

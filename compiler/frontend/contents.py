@@ -55,7 +55,16 @@ class ContentsMixin:
     def content_range(self, tv: Any) -> Any:
         contents, regs = self._state()
         if isinstance(tv, V.Register):
-            return regs.get(tv.sym, UNKNOWN if tv.known is None else (E.lift(tv.known), E.lift(tv.known)))
+            if tv.sym in regs:
+                return regs[tv.sym]
+            if tv.known is not None:
+                return E.lift(tv.known), E.lift(tv.known)
+            # nothing the kernel wrote into it: the range of the register's own value (a rank id is never negative)
+            info = next((s for s in self.kb.symbols if s.sym == tv.sym), None) if self.kb is not None else None
+            if info is not None and info.role == "register" and (info.lo is not None or info.hi is not None):
+                return (None if info.lo is None else E.lift(info.lo),
+                        None if info.hi is None else E.lift(E.sub(info.hi, 1)))
+            return UNKNOWN
         if isinstance(tv, V.TensorVal):
             return contents.get(tv.tensor.id, UNKNOWN)
         return UNKNOWN

@@ -185,8 +185,9 @@ class NkiMixin:
             if name == "ReplicaGroup":
                 return V.Unknown("a replica group")
             if name in ("rank_id", "collective_permute_implicit_current_processing_rank_id"):
-                # a rank id only known at run time: a register (offsets computed from it are NKI102's)
-                return V.Register(self.fresh_int(f"{name}()", "register"), None)
+                # a rank id only known at run time: a register (offsets computed from it are NKI102's), never
+                # negative (ranks are numbered from 0 in their group, whose size the replica group says)
+                return V.Register(self.fresh_int(f"{name}()", "register", 0), None)
             raise V.NotUnderstood(f"nki.{path} (collectives) is not modelled", node)
         if path in ("compiler.multi_buffer", "compiler.tile_position"):
             # scheduling directives (`nl.sequential_range(n, directives=ncc.multi_buffer(2))`): how the compiler
