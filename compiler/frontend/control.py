@@ -221,6 +221,17 @@ def _invariant_variants(d: E.Expr, varying: set, depth: int = 2) -> list:
     return out
 
 
+def _rounds(d: E.Expr, probe: E.Sym) -> bool:
+    """`probe` occurs in `d` only inside floor divisions or remainders by constants (roundings of it)."""
+    def walk(e: E.Expr, inside: bool) -> bool:
+        if e is probe or e == probe:
+            return inside
+        if isinstance(e, (E.FloorDiv, E.Mod)) and isinstance(e.b, E.Const):
+            return walk(e.a, True) and walk(e.b, inside)
+        return all(walk(c, inside) for c in E.children(e))
+    return probe in E.free_syms(d) and walk(d, False)
+
+
 def _one_choice_taken(e: E.Expr) -> Iterator[E.Expr]:
     """`e` with one of its min, max or conditionals (the first STEADY_STEP_CHOICES found) replaced by one of its
     operands, each in turn."""
@@ -1038,6 +1049,12 @@ class ControlMixin:
             return None  # the step depends on another value the loop changes that has no closed form
         varying = probes | made | {var}
         candidates = _invariant_variants(d, varying)
+        # the first iteration's own step, where it depends on the value only through roundings (an address
+        # taken down and back up to a multiple of 4 by an allocation and its release): the same in every
+        # iteration when the value stays in the same residue, which the induction below proves or not
+        first = E.lower(E.substitute(d, {probe: E.lift(x0)}))
+        if first not in candidates and not (E.free_syms(E.lift(first)) & varying) and _rounds(E.lift(now), probe):
+            candidates.append(first)
         if not candidates:
             return None
         idx = E.floordiv(E.sub(var, start), step)
