@@ -1939,3 +1939,37 @@ def test_a_rank_id_is_never_negative() -> None:
     diags = verify_source(RANK_OFFSETS.replace("BOUND", "385"), "/tmp/k.py")
     assert [(d.code, d.location.line) for d in diags] == [("NKI102", 18)]
     assert "past the end" in diags[0].message
+
+
+def test_a_rank_id_read_in_a_loop_is_never_negative() -> None:
+    # the loop's end widens what its reads of runtime values assumed with what the body wrote: nothing, for a
+    # rank id, whose own range stays
+    diags = verify_source(RANK_IN_A_LOOP, "/tmp/k.py")
+    assert [(d.code, d.location.line) for d in diags] == [("NKI102", 11)]
+    assert "past the end" in diags[0].message
+
+
+RANK_IN_A_LOOP = '''
+import nki
+import nki.collectives as ncc
+import nki.isa as nisa
+import nki.language as nl
+
+
+def copy_block(x, out, r, m):
+    t = nl.ndarray((128, m), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x.ap(pattern=[[m, 128], [1, m]], offset=0))
+    nisa.dma_copy(dst=out.ap(pattern=[[m, 128], [1, m]], offset=0, scalar_offset=r, indirect_dim=0), src=t)
+
+
+@nki.jit
+def gather_blocks(x, replica_group):
+    n, m = x.shape
+    assert n == 128 and m == 512
+    out = nl.ndarray((4 * 128, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    for c in range(2):
+        r = ncc.collective_permute_implicit_current_processing_rank_id(iteration_id=0, channel_id=c,
+                                                                       replica_group=replica_group)
+        copy_block(x, out, r, m)
+    return out
+'''

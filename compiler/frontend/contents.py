@@ -59,14 +59,17 @@ class ContentsMixin:
                 return regs[tv.sym]
             if tv.known is not None:
                 return E.lift(tv.known), E.lift(tv.known)
-            # nothing the kernel wrote into it: the range of the register's own value (a rank id is never negative)
-            info = next((s for s in self.kb.symbols if s.sym == tv.sym), None) if self.kb is not None else None
-            if info is not None and info.role == "register" and (info.lo is not None or info.hi is not None):
-                return (None if info.lo is None else E.lift(info.lo),
-                        None if info.hi is None else E.lift(E.sub(info.hi, 1)))
-            return UNKNOWN
+            return self._own_range(tv.sym)
         if isinstance(tv, V.TensorVal):
             return contents.get(tv.tensor.id, UNKNOWN)
+        return UNKNOWN
+
+    def _own_range(self, reg: E.Sym) -> Any:
+        """Nothing the kernel wrote into a register: the range of its own value (a rank id is never negative)."""
+        info = next((s for s in self.kb.symbols if s.sym == reg), None) if self.kb is not None else None
+        if info is not None and info.role == "register" and (info.lo is not None or info.hi is not None):
+            return (None if info.lo is None else E.lift(info.lo),
+                    None if info.hi is None else E.lift(E.sub(info.hi, 1)))
         return UNKNOWN
 
     def runtime_label(self, source: Any, node: Any) -> str:
@@ -358,7 +361,8 @@ class ContentsMixin:
         for sym, (kind, key), _loops, _label, _index in uses:
             if sym not in index:
                 continue
-            rng = kb.reg_ranges.get(key, UNKNOWN) if kind == "reg" else kb.contents.get(key, UNKNOWN)
+            rng = (kb.reg_ranges[key] if key in kb.reg_ranges else self._own_range(key)) if kind == "reg" else \
+                kb.contents.get(key, UNKNOWN)
             info = kb.symbols[index[sym]]
             if rng is UNKNOWN:
                 lo = hi = None
