@@ -1973,3 +1973,26 @@ def gather_blocks(x, replica_group):
         copy_block(x, out, r, m)
     return out
 '''
+
+
+def test_a_tensor_as_an_access_pattern_offset_says_where_it_goes() -> None:
+    source = '''
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def row_at_a_tensor_offset(x, idx):
+    assert x.shape == (512, 512) and idx.shape == (1, 1)
+    row = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=row, src=idx)
+    t = nl.ndarray((1, 512), x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x.ap(pattern=[[512, 1], [1, 512]], offset=row * 512))
+    out = nl.ndarray((1, 512), x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+'''
+    diags = verify_source(source, "/tmp/k.py")
+    assert [(d.code, d.location.line) for d in diags] == [("NKI902", 13)]
+    assert "scalar_offset=" in diags[0].message

@@ -816,6 +816,11 @@ def t_ap(it: Any, args: list, kw: dict, node: Any) -> Any:
 
     offset = bound.get("offset")
     base = units(tv.view.offset)
+    if isinstance(offset, V.TensorVal):
+        # (arithmetic on an SBUF tensor is a tensor: `block_idx * row_size` with block_idx a (1, 1) tile)
+        raise V.NotUnderstood("the offset of .ap() is an integer known when the kernel is traced, and this one is "
+                              "a tensor: a value held in a tensor or register goes in scalar_offset= (with "
+                              "indirect_dim=, whose dimensions after it scale the value)", node)
     if offset is not None:
         base = E.add(base, it.as_int(offset, "an access-pattern offset"))
     dynamic = tv.view.dynamic
