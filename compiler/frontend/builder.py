@@ -139,6 +139,10 @@ class KernelBuilder:
     def add_symbol(self, info: ir.SymInfo) -> None:
         self.symbols.append(info)
 
+    def info_of(self, sym: E.Sym) -> ir.SymInfo | None:
+        """The symbol table's entry of `sym`, None for a symbol it does not hold."""
+        return next((s for s in self.symbols if s.sym == sym), None)
+
     def replace_symbol(self, index: int, info: ir.SymInfo) -> None:
         self.symbols[index] = info
         self._edits += 1

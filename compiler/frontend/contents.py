@@ -59,17 +59,9 @@ class ContentsMixin:
                 return regs[tv.sym]
             if tv.known is not None:
                 return E.lift(tv.known), E.lift(tv.known)
-            return self._own_range(tv.sym)
+            return _own_range(self.kb.info_of(tv.sym) if self.kb is not None else None)
         if isinstance(tv, V.TensorVal):
             return contents.get(tv.tensor.id, UNKNOWN)
-        return UNKNOWN
-
-    def _own_range(self, reg: E.Sym) -> Any:
-        """Nothing the kernel wrote into a register: the range of its own value (a rank id is never negative)."""
-        info = next((s for s in self.kb.symbols if s.sym == reg), None) if self.kb is not None else None
-        if info is not None and info.role == "register" and (info.lo is not None or info.hi is not None):
-            return (None if info.lo is None else E.lift(info.lo),
-                    None if info.hi is None else E.lift(E.sub(info.hi, 1)))
         return UNKNOWN
 
     def runtime_label(self, source: Any, node: Any) -> str:
@@ -78,7 +70,7 @@ class ContentsMixin:
         if isinstance(source, V.TensorVal):
             return f"{source.tensor.name}@{line}"
         if isinstance(source, V.Register) and self.kb is not None:
-            info = next((s for s in self.kb.symbols if s.sym == source.sym), None)
+            info = self.kb.info_of(source.sym)
             return f"{info.label if info else 'register'}@{line}"
         return f"runtime value@{line}"
 
@@ -86,7 +78,7 @@ class ContentsMixin:
         """A symbol for a value read at run time from `source` (tensor or register), bounded by what is
         known to have been written into it."""
         if isinstance(source, V.Register) and self.kb is not None:
-            info = next((s for s in self.kb.symbols if s.sym == source.sym), None)
+            info = self.kb.info_of(source.sym)
             if info is not None and info.role == "loop":
                 return source.sym  # a dynamic_range index: its loop bounds apply
         rng = self.content_range(source)
@@ -361,8 +353,11 @@ class ContentsMixin:
         for sym, (kind, key), _loops, _label, _index in uses:
             if sym not in index:
                 continue
-            rng = (kb.reg_ranges[key] if key in kb.reg_ranges else self._own_range(key)) if kind == "reg" else \
-                kb.contents.get(key, UNKNOWN)
+            if kind != "reg":
+                rng = kb.contents.get(key, UNKNOWN)
+            else:  # (a register nothing wrote into: its own value's range)
+                rng = kb.reg_ranges[key] if key in kb.reg_ranges else \
+                    _own_range(kb.symbols[index[key]] if key in index else None)
             info = kb.symbols[index[sym]]
             if rng is UNKNOWN:
                 lo = hi = None
@@ -371,3 +366,11 @@ class ContentsMixin:
                 hi = None if rng[1] is None or info.hi is None else E.maximum(info.hi, E.add(rng[1], 1))
             kb.replace_symbol(index[sym], ir.SymInfo(sym, info.role, info.label, lo, hi))
             kb.ranges[sym] = E.Interval(kb._lo_bound(lo), kb._hi_bound(hi))
+
+
+def _own_range(info: ir.SymInfo | None) -> Any:
+    """The range of a register's own value, for one nothing the kernel wrote into (a rank id is never negative):
+    (lo, hi) inclusive, UNKNOWN when its symbol has no bounds."""
+    if info is not None and info.role == "register" and (info.lo is not None or info.hi is not None):
+        return (None if info.lo is None else E.lift(info.lo), None if info.hi is None else E.lift(E.sub(info.hi, 1)))
+    return UNKNOWN

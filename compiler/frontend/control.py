@@ -221,15 +221,15 @@ def _invariant_variants(d: E.Expr, varying: set, depth: int = 2) -> list:
     return out
 
 
-def _rounds(d: E.Expr, probe: E.Sym) -> bool:
-    """`probe` occurs in `d` only inside floor divisions or remainders by constants (roundings of it)."""
+def _rounds(value: E.Expr, probe: E.Sym) -> bool:
+    """`probe` occurs in `value` only inside floor divisions or remainders by constants (roundings of it)."""
     def walk(e: E.Expr, inside: bool) -> bool:
-        if e is probe or e == probe:
+        if e == probe:
             return inside
         if isinstance(e, (E.FloorDiv, E.Mod)) and isinstance(e.b, E.Const):
             return walk(e.a, True) and walk(e.b, inside)
         return all(walk(c, inside) for c in E.children(e))
-    return probe in E.free_syms(d) and walk(d, False)
+    return probe in E.free_syms(value) and walk(value, False)
 
 
 def _one_choice_taken(e: E.Expr) -> Iterator[E.Expr]:
@@ -1052,9 +1052,10 @@ class ControlMixin:
         # the first iteration's own step, where it depends on the value only through roundings (an address
         # taken down and back up to a multiple of 4 by an allocation and its release): the same in every
         # iteration when the value stays in the same residue, which the induction below proves or not
-        first = E.lower(E.substitute(d, {probe: E.lift(x0)}))
-        if first not in candidates and not (E.free_syms(E.lift(first)) & varying) and _rounds(E.lift(now), probe):
-            candidates.append(first)
+        if _rounds(E.lift(now), probe):
+            first = E.lower(E.substitute(d, {probe: E.lift(x0)}))
+            if first not in candidates and not (E.free_syms(E.lift(first)) & varying):
+                candidates.append(first)
         if not candidates:
             return None
         idx = E.floordiv(E.sub(var, start), step)
@@ -1333,10 +1334,7 @@ class ControlMixin:
         if self.kb is None:
             return
         self.lint_while_register(st, reg)
-        # the trip count is data read at run time, as a register's value is (an execution symbol): a check in the
-        # body that fails for some input fails whenever the body runs, and some data runs it
-        trips = self.fresh_int("<dynamic while trip count>", "register", 0)
-        var, loop = self.open_loop("dynamic_while", 0, trips, 1, st, None, "beta2")
+        var, loop = self.open_register_loop("<dynamic while trip count>", st)
         f = self.frame
         base = len(f.pc)
         try:
@@ -1347,6 +1345,12 @@ class ControlMixin:
             del f.pc[base:]
             self.close_loop(loop)
         self.dynamic_while_done(st, reg)
+
+    def open_register_loop(self, trips: str, node: ast.AST | None) -> tuple:
+        """Open a loop on a register (`while reg:`, `nl.while_loop`), traced once.  Its trip count, labelled
+        `trips`, is data read at run time, as a register's value is (an execution symbol from 0 up): a check in
+        the body that fails for some input fails whenever the body runs, and some data runs it."""
+        return self.open_loop("dynamic_while", 0, self.fresh_int(trips, "register", 0), 1, node, None, "beta2")
 
     def _symbolic_while(self, st: ast.While, c: E.BExpr) -> None:
         """A while loop on a symbolic condition: analysed once, its carried state unknown."""

@@ -892,7 +892,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             return cond, r.value, held
         m = {}
         for var in r.loop_vars:
-            info = next((s for s in self.kb.symbols if s.sym == var), None)
+            info = self.kb.info_of(var)
             m[var] = self.kb.new_sym(f"{info.label if info else var.name} (returned)", "loop")
         return E.substitute(cond, m), self.subst_value(r.value, m), E.substitute(held, m)
 

@@ -477,8 +477,7 @@ class NkiMixin:
         init = args[0] if args else kwargs.get("init")
         if self.kb is None:
             return None
-        var, loop = self.open_loop("dynamic_while", 0, self.fresh_int("<while_loop trip count>", "register", 0), 1,
-                                   node, None, "beta2")
+        var, loop = self.open_register_loop("<while_loop trip count>", node)
         try:
             # the body gets the condition's register (`body_fun(r) -> r`)
             self.call_value(body, [init], {}, node)
