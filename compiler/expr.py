@@ -1247,9 +1247,19 @@ def interval(e: Expr, ranges: Mapping, nonzero_divisors: bool = False, memo: dic
         r = _ijoin(interval(e.a, ranges, nz, m), interval(e.b, ranges, nz, m))
     else:
         r = TOP
+    if not isinstance(e, (Const, Sym)):
+        known = ranges.get(e)  # a bound the facts state of the term itself (`min(128, n // g) != 0`)
+        if known is not None:
+            r = _imeet(r, known)
     if memo is not None:
         memo[e] = r
     return r
+
+
+def _imeet(a: Interval, b: Interval) -> Interval:
+    lo = b.lo if a.lo is None else a.lo if b.lo is None else max(a.lo, b.lo)
+    hi = b.hi if a.hi is None else a.hi if b.hi is None else min(a.hi, b.hi)
+    return Interval(lo, hi)
 
 
 def decide(b: BExpr, ranges: Mapping, nonzero_divisors: bool = False, memo: dict | None = None) -> bool | None:
@@ -1388,23 +1398,25 @@ class _Printer:
 
 
 def refine_ranges(ranges: dict, cond: BExpr) -> None:
-    """Tighten symbol intervals in place with the simple facts of `cond` (s <= c, s >= c, s == c, s != c)."""
+    """Tighten intervals in place with the simple facts of `cond` (s <= c, s >= c, s == c, s != c): of symbols,
+    and of compound terms (`min(128, n // g) != 0`, the divisor of a division the kernel made), which `interval`
+    meets with what it computes for the term."""
     parts = cond.args if isinstance(cond, BAnd) else (cond,)
     for p in parts:
         if not isinstance(p, Cmp):
             continue
         e = p.e
-        if isinstance(e, Sym):
-            s, k, c = e, 1, 0
-        elif isinstance(e, Lin) and len(e.terms) == 1 and isinstance(e.terms[0][0], Sym):
+        if isinstance(e, Lin) and len(e.terms) == 1:
             (s, k), c = e.terms[0], e.const
-        else:
+        elif isinstance(e, (Const, Lin)):
             if p.op == LE and isinstance(e, Lin) and len(e.terms) == 2:
                 _refine_pair(ranges, e)
             continue
+        else:
+            s, k, c = e, 1, 0
         if k not in (1, -1):
             continue
-        iv = ranges.get(s, TOP)
+        iv = ranges.get(s, TOP) if isinstance(s, Sym) else interval(s, ranges)
         lo, hi = iv.lo, iv.hi
         if p.op == NE:  # s != v trims an end of the interval that is v
             v = -c * k

@@ -1996,3 +1996,65 @@ def row_at_a_tensor_offset(x, idx):
     diags = verify_source(source, "/tmp/k.py")
     assert [(d.code, d.location.line) for d in diags] == [("NKI902", 13)]
     assert "scalar_offset=" in diags[0].message
+
+
+def test_facts_past_settled_asserts_and_branches_are_stated_plainly() -> None:
+    """A fact stated where the path holds only what earlier assertions and branches settled (past
+    `require(group % 2 == 0)`, past an `if/elif` chain whose every side falls through or raises) is assumed
+    without them: a divisor's `tile != 0`, not `group % 2 != 0 or ... or tile != 0`, so that the bound it gives
+    the term (tile >= 1) is read by interval reasoning.  A condition of a branch still taken is kept."""
+    from compiler import expr as E
+
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        def require(cond, message):
+            if not cond:
+                raise ValueError(message)
+
+        def lanes_for(group, wide):
+            if wide:
+                if group == 4:
+                    return 2
+                elif group == 8:
+                    return 4
+                else:
+                    return 1
+            return 1
+
+        @nki.jit
+        def k(x, group, wide):
+            rows, cols = x.shape
+            require(group >= 2 and group % 2 == 0, "even group")
+            if cols > 512:
+                lanes = 1
+            elif cols > 256:
+                lanes = 2
+            else:
+                raise ValueError("too narrow")
+            lanes = lanes * lanes_for(group, wide)
+            require(rows % (group * lanes) == 0, "rows split")
+            local = rows // group // lanes
+            tile = min(local, 128)
+            tiles = (local + tile - 1) // tile
+            if cols > 1024:
+                spare = cols // (group - 2)
+            a = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.memset(dst=a, value=0.0)
+            return a
+    """)
+    res = analyze_source(text, "k.py")
+    divisions = [a.cond for a in res.ir[0].assumptions if a.origin == "division"]
+    assert len(divisions) == 2, [E.short(c, None, 200) for c in divisions]
+    (tile_fact,) = [c for c in divisions if isinstance(c, E.Cmp)]
+    assert isinstance(tile_fact.e, E.Min)
+    ranges = {s.sym: E.Interval(s.lo.value if isinstance(s.lo, E.Const) else None, None)
+              for s in res.ir[0].symbols}  # (the shapes from 1 up)
+    for a in res.ir[0].assumptions:
+        E.refine_ranges(ranges, a.cond)
+    assert E.interval(tile_fact.e, ranges).lo == 1  # `tile != 0` of a tile that is never negative
+    # the division under `cols > 1024` keeps that condition
+    (kept,) = [c for c in divisions if not isinstance(c, E.Cmp)]
+    assert "1024" in E.short(kept, None, 400)

@@ -325,3 +325,32 @@ def test_equal_expressions_built_apart_share_one_key() -> None:
     assert a.a.key is b.a.key and a.cond.key is b.cond.key
     c = build(13)
     assert c != a and c.key is not a.key
+
+
+@given(exprs(), exprs(), st.sampled_from(["ne", "le", "ge", "eq"]), st.integers(-5, 5), ENVS, st.integers(-20, 0),
+       st.integers(0, 20))
+def test_a_fact_on_a_compound_term_bounds_it_soundly(t: E.Expr, other: E.Expr, op: str, c: int, env: dict,
+                                                     lo: int, hi: int) -> None:
+    """A fact on a term that is not a symbol (`min(128, n // g) != 0`) bounds the term itself: whatever the
+    environment the fact and the symbols' intervals admit, the intervals of the term and of an expression over it
+    hold its value."""
+    fact = getattr(E, op)(t, c)
+    ranges = {s: E.Interval(lo, hi) for s in SYMS}
+    E.refine_ranges(ranges, fact)
+    if not (E.evaluate(fact, env) and all(lo <= env[s] <= hi for s in SYMS)):
+        return
+    for e in (t, E.add(E.mul(3, t), other), E.minimum(t, other), E.floordiv(other, t) if E.evaluate(t, env) else t):
+        iv = E.interval(e, ranges)
+        v = E.evaluate(e, env)
+        assert (iv.lo is None or iv.lo <= v) and (iv.hi is None or v <= iv.hi), (E.short(e), iv, env)
+
+
+def test_a_nonzero_divisor_fact_makes_a_tile_count_non_negative() -> None:
+    n, g = SYMS[0], SYMS[1]
+    tile = E.minimum(128, E.floordiv(n, g))
+    count = E.floordiv(E.add(E.floordiv(n, g), tile, -1), tile)  # ceil(n // g / tile)
+    ranges = {n: E.Interval(1, None), g: E.Interval(1, 4)}
+    assert E.interval(tile, ranges).lo == 0 and E.interval(count, ranges).lo is None
+    E.refine_ranges(ranges, E.ne(tile, 0))  # the kernel divides by it
+    assert (E.interval(tile, ranges).lo, E.interval(tile, ranges).hi) == (1, 128)
+    assert E.decide(E.ge(E.mul(tile, count), 0), ranges) is True

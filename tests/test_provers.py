@@ -215,6 +215,32 @@ def test_a_program_share_of_tiles_is_a_digit_even_where_small_sizes_leave_it_non
     assert not radix.bounded(goal_up, facts_up + base, is_exec, ranges, proved_by(prover(base)))
 
 
+def test_the_last_block_of_a_flattened_layout_ends_at_the_end():
+    # blocks of B columns laid out channel by channel, row block by row block, tile by tile: the copy into
+    # `offset:offset + B` with offset = ((c*NB + b)*T + t)*B ends at most at CH*NB*T*B.  The sum of the digits
+    # is at most the top place value times its width less the lowest place value B (not less 1, which leaves
+    # B - 1 over).  The sizes are ones the sample takes as 1 (NB, T), so their place values tie with B's there:
+    # the order with the fewer factors lower is tried first.  Every side condition is settled without a solver
+    # (`unproved` proves nothing): the chain's are identities, the top's is `0 <= 0`
+    (c, _), (b, _), (t, _) = two("c", 0), two("b", 1), two("t", 2)
+    B, CH, rows = sym("B", 10), sym("CH", 11), sym("R", 12)
+    NB = E.floordiv(E.add(rows, 8191), 8192)
+    T = E.floordiv(E.add(rows, 4095), 4096)
+    base = [E.ge(B, 1), E.le(B, 128), E.ge(CH, 1), E.le(CH, 4), E.ge(rows, 1)]
+    # (the channel index's own interval, [0, 3], is what the loop's range gives it: its end at CH - 1 is a bound)
+    ranges = {B: E.Interval(1, 128), CH: E.Interval(1, 4), rows: E.Interval(1, None), c: E.Interval(0, 3)}
+    facts = in_range(c, 0, CH) + in_range(b, 0, NB) + in_range(t, 0, T)
+    offset = E.mul(E.add(E.mul(E.add(E.mul(c, NB), b), T), t), B)
+    size = E.mul(E.mul(E.mul(CH, NB), T), B)
+    def unproved(cond: E.BExpr, facts: list) -> bool:
+        return False
+
+    assert radix.bounded(E.le(E.add(offset, B), size), facts + base, is_exec, ranges, unproved)
+    # one element more runs past the end
+    assert not radix.bounded(E.le(E.add(offset, B, 1), size), facts + base, is_exec, ranges,
+                             proved_by(prover(base)))
+
+
 def test_a_top_digit_that_does_not_fill_its_place_is_bounded_at_its_maximum():
     # n elements folded into F rows of c = ceil(n / F): the first c*(F - 1) + n % c elements of a row, read as
     # f < n % c, r < F at r*c + f, stay below n once n >= 128*F and F <= 128.  No chain of place values shows

@@ -109,6 +109,7 @@ class KernelBuilder:
         self.missing_modules: set = set()  # modules the kernel calls into that no import resolved (hostlib)
         self._facts_key: tuple | None = None
         self._labels: tuple = (-1, 0, set())  # (_edits, symbols seen, their labels): see label_taken
+        self._known: tuple = (-1, 0, set())  # (_edits, assumptions seen, their conjuncts): see known
 
     # ------------------------------------------------------------------ speculation
     def mark(self) -> Mark:
@@ -135,6 +136,24 @@ class KernelBuilder:
             seen = len(self.symbols)
         self._labels = (edits, seen, labels)
         return label in labels
+
+    @property
+    def edits(self) -> int:
+        """Changes to the symbols and assumptions other than appends (a rollback, a rewrite) so far."""
+        return self._edits
+
+    def known(self, cond: E.BExpr) -> bool:
+        """Whether `cond` is a conjunct of an assumption made so far (a kernel_assert's condition once its raise
+        has been passed), kept as the assumptions grow and made again after a rollback or a rewrite."""
+        edits, seen, conj = self._known
+        if edits != self._edits or seen > len(self.assumptions):
+            edits, seen, conj = self._edits, 0, set()
+        if seen < len(self.assumptions):
+            for a in self.assumptions[seen:]:
+                conj.update(a.cond.args if isinstance(a.cond, E.BAnd) else (a.cond,))
+            seen = len(self.assumptions)
+        self._known = (edits, seen, conj)
+        return cond in conj
 
     def add_symbol(self, info: ir.SymInfo) -> None:
         self.symbols.append(info)

@@ -200,6 +200,7 @@ class CallsMixin:
                 frame.none_origin = self._none_origins(fn, args, kwargs, node)
         self.frames.append(frame)
         aborted = False
+        exits0 = self.exits()
         try:
             if isinstance(fn.node, ast.Lambda):
                 frame.returns.append((E.TRUE, self.eval(fn.node.body), E.TRUE))
@@ -211,17 +212,19 @@ class CallsMixin:
                     frame.returns.append(self.returned(frame.pc, r))
                 except NoFallthrough:
                     pass
-                except V.PathAbort:
+                except V.PathAbort as exc:
                     aborted = True
                     # the path that falls through raises (`if a: return 4 elif b: return 2 / raise ...`): the
                     # call fails only when no earlier path returned; abort_path made that path's inputs
                     # inadmissible already
                     if not frame.returns:
                         raise
+                    self.unrecorded_aborts += not exc.recorded
         finally:
             self.frames.pop()
+            self.jumps = exits0[1]  # (a return ends the function's paths, not the caller's branch)
         if not frame.returns:
-            raise V.PathAbort()
+            raise V.PathAbort(recorded=True)  # (each path counted where it ended)
         value = frame.returns[-1][1]
         for cond, v, _ in reversed(frame.returns[:-1]):
             value = self.merge(cond, v, value)
@@ -229,7 +232,7 @@ class CallsMixin:
         if exit_cond != E.TRUE and self.frames:
             # (a path of the function that raised is not taken where a later point was reached)
             held = E.TRUE if aborted else E.bor(*[h for _, _, h in frame.returns])
-            self.frame.pc.add(exit_cond, held)
+            self.narrow_implied(exits0, exit_cond, held, aborts_only=True)
         return value
 
     def none_origin(self, expr: ast.AST | None) -> str | None:
@@ -541,15 +544,16 @@ class CallsMixin:
                 if not _failure_prone(side):
                     raise
                 results.append(V.ABORTED)
-            except V.PathAbort:
+            except V.PathAbort as exc:
                 # this side always fails here (its check is recorded under its condition): the other is the value
                 aborted += 1
+                self.unrecorded_aborts += not exc.recorded
                 results.append(V.ABORTED)
             finally:
                 pc.pop()
         a, b = results
         if aborted and a is V.ABORTED and b is V.ABORTED:
-            raise V.PathAbort()
+            raise V.PathAbort(recorded=True)  # (each side counted above)
         if a is V.ABORTED and b is V.ABORTED:
             raise V.NotUnderstood(f"{V.describe(obj.a)} / {V.describe(obj.b)} used where neither fits")
         if a is V.ABORTED:
@@ -596,13 +600,14 @@ class CallsMixin:
             f.pc.append(cond)
             try:
                 results.append(self.call_value(callee, args, kwargs, node))
-            except V.PathAbort:
+            except V.PathAbort as exc:
+                self.unrecorded_aborts += not exc.recorded
                 results.append(V.ABORTED)
             finally:
                 f.pc.pop()
         a, b = results
         if a is V.ABORTED and b is V.ABORTED:
-            raise V.PathAbort()
+            raise V.PathAbort(recorded=True)  # (each side counted above)
         if a is V.ABORTED:
             return b
         if b is V.ABORTED:

@@ -355,6 +355,7 @@ class ControlMixin:
         f = self.frame
         env0 = dict(f.locals)
         written0 = [(tr, set(tr.written)) for tr in self.loop_tracks if tr.frame is f]
+        exits0 = self.exits()
         b1 = self._run_branch(c, body)
         self.heap.rollback(b1.trial)
         f.locals.clear()
@@ -366,7 +367,7 @@ class ControlMixin:
             raise NoFallthrough()
         held = E.bor(b1.held, b2.held)
         if b1.ft == E.FALSE:
-            self._narrow(b2.ft, held)
+            self._narrow(b2.ft, held, exits0)
             return
         if b2.ft == E.FALSE:
             self.heap.rollback(b2.trial)
@@ -374,10 +375,10 @@ class ControlMixin:
                 obj.restore(snap)
             f.locals.clear()
             f.locals.update(b1.env)
-            self._narrow(b1.ft, held)
+            self._narrow(b1.ft, held, exits0)
             return
         self._merge_branches(c, b1, b2)
-        self._narrow(E.bor(b1.ft, b2.ft), held)
+        self._narrow(E.bor(b1.ft, b2.ft), held, exits0)
 
     def _carried_through_branch(self, c: E.BExpr, env0: dict, b1: Branch, b2: Branch, written0: list, body: Any,
                                 orelse: Any) -> None:
@@ -411,8 +412,12 @@ class ControlMixin:
         made = self.kb.symbols[tr.first_sym:]
         return any(info.sym in syms for info in made)
 
-    def _narrow(self, cond: E.BExpr, held: E.BExpr | None = None) -> None:
-        if cond != E.TRUE:
+    def _narrow(self, cond: E.BExpr, held: E.BExpr | None = None, exits0: tuple | None = None) -> None:
+        if cond == E.TRUE:
+            return
+        if exits0 is not None:
+            self.narrow_implied(exits0, cond, cond if held is None else held)
+        else:
             self.frame.pc.add(cond, cond if held is None else held)
 
     def _run_branch(self, cond: E.BExpr, stmts: list | Callable) -> Branch:
@@ -430,10 +435,15 @@ class ControlMixin:
         except ReturnSignal as r:
             f.returns.append(self.returned(f.pc, r))
             ft = held = E.FALSE
-        except V.PathAbort:
+            self.jumps += 1
+        except V.PathAbort as exc:
             ft, held = E.FALSE, E.TRUE  # (known not taken wherever a later point was reached)
-        except (BreakSignal, ContinueSignal, NoFallthrough):
+            self.unrecorded_aborts += not exc.recorded
+        except (BreakSignal, ContinueSignal):
             ft = held = E.FALSE
+            self.jumps += 1
+        except NoFallthrough:
+            ft = held = E.FALSE  # (each of its paths counted where it ended)
         finally:
             del f.pc[base:]
             self.heap.end(t)

@@ -146,6 +146,11 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self.loop_tracks: list = []
         self.loop_facts: list = []  # per symbolic loop: BExpr facts about its index
         self.asserted: set = set()  # conditions the kernel asserts (on its path), as opposed to branch conditions
+        # paths that ended in a way no assumption excludes (an abort not recorded, a return, break or continue out
+        # of a branch): a branch with none has a fall-through condition the facts imply (see clean_exits)
+        self.unrecorded_aborts = 0
+        self.jumps = 0
+        self._implied: dict = {}  # (path before it, condition) -> the builder state it was found implied in
         self.steps = 0
         self.launches: list = []  # (KernelVal, args, kwargs, grid, span)
         self.host_issues: list = []
@@ -343,11 +348,44 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         """The kernel states `cond` here: a global assumption when it concerns inputs only."""
         if self.kb is None or cond == E.TRUE:
             return
-        path = self.path_cond()
+        path = self.fact_path()
         # (a path or condition over loop indices or program ids is not a global assumption: said before the
         # implication is built, which negates the whole path, a tenth of the front end's time on MoE kernels)
         if not any(self.is_exec_sym(s) for s in E.free_syms(cond) | E.free_syms(path)):
             self.kb.assume(E.implies(path, cond), self.span(node), origin)
+
+    def fact_path(self) -> E.BExpr:
+        """The path condition less the conditions already assumed: past `kernel_assert(k == n)` the path holds
+        `k == n` (the branch that raises was left), and a fact stated under it (a divisor's `d != 0`, the next
+        assert) is implied by the path's other conditions alone, so it is said without it: `d != 0`, not
+        `k != n or d != 0`, a bound the interval reasoning reads."""
+        parts = tuple(c for f in self.frames for c in f.pc)
+        if not parts:
+            return E.TRUE
+        state = self._builder_state()
+        return self._conjunction(tuple(c for i, c in enumerate(parts) if not self.kb.known(c)
+                                       and self._implied.get((parts[:i], c)) != state))
+
+    def _builder_state(self) -> tuple:
+        """The kernel builder and its count of rewrites: an implication found under its assumptions holds as
+        long as they only grow (a rollback may drop the assumption it rests on)."""
+        return id(self.kb), self.kb.edits
+
+    def exits(self) -> tuple:
+        """The count of the paths ended so far that no assumption excludes (see clean_exits)."""
+        return self.unrecorded_aborts, self.jumps
+
+    def narrow_implied(self, since: tuple, cond: E.BExpr, held: E.BExpr, aborts_only: bool = False) -> None:
+        """Add `cond`, the condition of falling through a branch (or a call), to the path: when every path of
+        it that did not fall through raised with an assumption recorded (none returned, broke out, or aborted
+        unrecorded since `since`, the `exits()` before it), the facts imply `cond` under the path before it, and
+        fact_path leaves it out of what is assumed later (`k % 2 == 0` past `if k % 2: raise`, however the
+        branches that raised were nested).  `aborts_only`: returns do not count (a call's exits)."""
+        now = self.exits()
+        if self.kb is not None and (now[0] == since[0] and (aborts_only or now[1] == since[1])):
+            parts = tuple(c for f in self.frames for c in f.pc)
+            self._implied[(parts, cond)] = self._builder_state()
+        self.frame.pc.add(cond, held)
 
     def abort_path(self, node: ast.AST | None, origin: str = "raise") -> None:
         """This path raises: inputs reaching it are not admissible."""
@@ -359,7 +397,9 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             if path == E.TRUE:
                 pass  # the kernel always fails here; nothing admissible reaches later code
             elif not any(self.is_exec_sym(s) for s in E.free_syms(path)):
-                self.kb.assume(E.bnot(path), self.span(node), origin)
+                rest = self.fact_path()  # (see fact_path: the earlier asserts' conditions are facts already)
+                self.kb.assume(E.bnot(rest if rest != E.TRUE else path), self.span(node), origin)
+                raise V.PathAbort(recorded=True)
         raise V.PathAbort()
 
     def make_check(self, code: str, cond: E.BExpr, message: str, node: ast.AST | None) -> ir.Check:
@@ -568,7 +608,8 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
     def _eval_or_unknown(self, node: ast.AST) -> Any:
         try:
             return self.eval(node)
-        except V.PathAbort:
+        except V.PathAbort as exc:
+            self.unrecorded_aborts += not exc.recorded
             return _DEAD
 
     def _tuple(self, node: ast.Tuple) -> Any:

@@ -563,7 +563,13 @@ class NotUnderstood(Exception):
 
 
 class PathAbort(Exception):
-    """The current path cannot continue (raise, assert False): the path is infeasible."""
+    """The current path cannot continue (raise, assert False): the path is infeasible.  `recorded`: the inputs
+    that reach it are excluded by an assumption made as it was raised (Interp.abort_path), or every path it
+    stands for was counted where it ended (see Interp.clean_exits)."""
+
+    def __init__(self, recorded: bool = False) -> None:
+        super().__init__()
+        self.recorded = recorded
 
 
 ABORTED = object()  # marks the branch of a forked call whose path aborted

@@ -91,8 +91,13 @@ class SolverOracle:
         """`E.simplify_in(cond, ranges)`, remembered by the condition and the ranges of its own symbols (all it
         depends on): a loop's summary passes and a kernel's runs per rank ask the same conditions again, and
         simplifying them was an eighth of the front end's time on MoE kernels."""
-        key = (cond, tuple((s, r.lo, r.hi) for s in sorted(E.free_syms(cond), key=lambda s: s.uid)
-                           if (r := ranges.get(s)) is not None))
+        syms = E.free_syms(cond)
+        # (and the bounds the facts give compound terms over those symbols, `min(128, n // g) != 0`: another
+        # kernel of the file may not have them)
+        key = (cond, tuple((s, r.lo, r.hi) for s in sorted(syms, key=lambda s: s.uid)
+                           if (r := ranges.get(s)) is not None),
+               tuple((t, r.lo, r.hi) for t, r in ranges.items()
+                     if isinstance(t, E.Expr) and not isinstance(t, E.Sym) and E.free_syms(t) <= syms))
         got = self._simple.get(key)
         if got is None:
             if len(self._simple) >= SIMPLIFIED_KEPT:

@@ -445,13 +445,17 @@ def _shifted_low_digit(oriented: list, rest: list, bounds: "_Bounds", side: list
 def _top_fits(order: list, remainder: E.Expr, bounds: "_Bounds", side: list, ranges: dict, prove: Callable,
               budget: list) -> bool | None:
     """Whether the chained digits (`order`, the top one last) with `remainder` stay at or below 0: the digits
-    sum to at most the top place value times its width, less one, so `remainder + c_top * w - 1 <= 0` for one of
-    the top digit's widths, by the ranges or proved.  None when the budget ran out before that was settled."""
+    sum to at most the top place value times its width, less the lowest place value c_0, so `remainder + c_top *
+    w - c_0 <= 0` for one of the top digit's widths, by the ranges or proved.  (Each digit is at most its width
+    less one and c_k * w_k <= c_(k+1), so sum_k c_k * (w_k - 1) telescopes to at most c_top * w_top - c_0: the end
+    of the last block of a flattened copy, `offset + B <= size` with B the lowest place value, fits where `- 1`
+    left B - 1 over.)  None when the budget ran out before that was settled."""
     top, width, members = order[-1][:3]
+    low = order[0][0]
     for w in [width] + _other_widths(bounds, members, width):
         # the top digit's width from each of its bounds: the one taken for the chain may be a constant
         # (`program_id(0) < 2` of an LNC launch) where the sum needs the symbolic one (`< grid[0]`)
-        cond = E.le(E.add(remainder, E.mul(top, w), -1), 0)
+        cond = E.le(E.add(remainder, E.mul(top, w), E.neg(low)), 0)
         if cond == E.TRUE or E.decide(cond, ranges) is True:
             return True
         if budget[0] <= 0:
@@ -599,6 +603,12 @@ def _sample(c: E.Expr, ranges: dict, seed: int, base: int = 1000) -> int | None:
         return None
 
 
+def _factor_count(c: E.Expr) -> int:
+    """How many symbolic factors a place value multiplies (its integer content aside)."""
+    _, base = _content(c)
+    return 0 if isinstance(base, E.Const) else len(E._atom_factors(base))
+
+
 def _chain(digits: list, side: list, ranges: dict, prove: Callable, budget: list,
            bounds: "_Bounds | None" = None) -> bool:
     """Digits [(place value, width, ...)] in mixed radix: ordered by place value, the smallest is >= 1 and
@@ -616,13 +626,15 @@ def _chain_order(digits: list, side: list, ranges: dict, prove: Callable, budget
             est = _sample(d[0], ranges, 0, base)
             if est is None or est <= 0:
                 break
-            keyed.append(((est, _sample(d[0], ranges, 1, base) or 0), d))
+            keyed.append(((est, _sample(d[0], ranges, 1, base) or 0, _factor_count(d[0])), d))
         else:
             break
     if len(keyed) != len(digits):
         return None
     keyed.sort(key=lambda kd: kd[0])
-    # place values the sample cannot tell apart (`1` and `min(128 // k, n // 128)` at 128): each order of them
+    # place values the sample cannot tell apart (`1` and `min(128 // k, n // 128)` at 128): each order of them,
+    # the first with the fewer factors lower (the place values of a flattened index are nested products, `B`,
+    # `M*B`, `K*M*B`, whichever sizes the sample took as 1)
     groups = [[d for _, d in g] for _, g in itertools.groupby(keyed, key=lambda kd: kd[0][0])]
     orders = itertools.islice(itertools.product(*[itertools.permutations(g) for g in groups]), MAX_TIE_ORDERS)
     for order in orders:
