@@ -759,12 +759,16 @@ def bor(*xs: BExpr) -> BExpr:
             out.extend(x.args)
         else:
             out.append(x)
-    uniq = sorted(set(out), key=lambda b: b._key)
-    if not uniq:
+    seen = set(out)
+    if not seen:
         return FALSE
-    if len(uniq) == 1:
-        return uniq[0]
-    return BOr(tuple(uniq))
+    if len(seen) == 1:
+        return out[0]
+    # a condition or its negation (`n >= 512 or n < 512`: the fall-through of an if/else both of whose sides
+    # fall through): true whatever the condition
+    if len(seen) <= 16 and any(bnot(x) in seen for x in seen if isinstance(x, Cmp)):
+        return TRUE
+    return BOr(tuple(sorted(seen, key=lambda b: b._key)))
 
 
 def exists(vars: tuple, body: BExpr) -> BExpr:

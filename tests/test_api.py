@@ -2058,3 +2058,14 @@ def test_facts_past_settled_asserts_and_branches_are_stated_plainly() -> None:
     # the division under `cols > 1024` keeps that condition
     (kept,) = [c for c in divisions if not isinstance(c, E.Cmp)]
     assert "1024" in E.short(kept, None, 400)
+
+
+def test_a_loop_in_one_branch_does_not_decide_the_branch_condition() -> None:
+    """A loop's index range holds inside the loop: the branch decisions after a branch whose loop is empty on
+    the other side (`for i in range(start % 32)` under `if start % 32 != 0:`) still see both sides, so the
+    aligned start is copied from the input, not from the staging tile (before: a false NKI101 on it)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels", "b2_branch_loops.py")
+    text = open(path, encoding="utf-8").read()
+    res = analyze_source(text, path, Options(kernels=("rows_realigned",)))
+    assert [k.name for k in res.kernels] == ["rows_realigned"]
+    assert res.diagnostics == [], [d.message for d in res.diagnostics]

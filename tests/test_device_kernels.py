@@ -348,6 +348,9 @@ CASES = {
     "b2_while_chunks.py": {"copy_in_chunks": ([r(300, 64)],), "sum_in_chunks_from_an_offset": ([r(300, 64), 100],),
                            "reads_whole_tiles": ([r(300, 64)],), "reads_the_row_after_the_last": ([r(300, 64)],),
                            "reads_the_last_row": ([r(300, 64)],)},
+    "b2_branch_loops.py": {
+        "rows_realigned": ([r(128, 64), 32, 20],),
+        "rows_realigned_past_the_staging_tile": ([r(128, 64), 5, 40], None, "realign")},
     "b2_validated_config.py": {
         "blocks_laid_out_in_one_buffer": ([r(64, 1152), 4, 1],),
         "blocks_laid_out_one_channel_short": ([r(64, 1152), 4, 1],)},

@@ -354,3 +354,14 @@ def test_a_nonzero_divisor_fact_makes_a_tile_count_non_negative() -> None:
     E.refine_ranges(ranges, E.ne(tile, 0))  # the kernel divides by it
     assert (E.interval(tile, ranges).lo, E.interval(tile, ranges).hi) == (1, 128)
     assert E.decide(E.ge(E.mul(tile, count), 0), ranges) is True
+
+
+@given(exprs(), exprs(), st.sampled_from(["le", "lt", "eq", "ne"]), exprs(), ENVS)
+def test_a_condition_or_its_negation_is_true(a: E.Expr, b: E.Expr, op: str, c: E.Expr, env: dict) -> None:
+    """`x >= 512 or x < 512`, the fall-through of an if/else both of whose sides fall through, is TRUE as built;
+    a disjunction with other parts still evaluates as Python's `or`."""
+    cond = getattr(E, op)(a, b)
+    assert E.bor(cond, E.bnot(cond)) == E.TRUE
+    assert E.bor(E.le(c, 0), cond, E.bnot(cond)) == E.TRUE
+    other = E.bor(cond, E.le(c, 0))
+    assert E.evaluate(other, env) == (E.evaluate(cond, env) or E.evaluate(c, env) <= 0)

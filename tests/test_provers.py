@@ -132,7 +132,9 @@ def test_radix_never_refutes_a_real_collision(digits, target):
             break
     assert not (claimed and collision)
     if len(digits) == 1:
-        assert claimed  # one digit: different values are different addresses
+        # one digit: different values are different addresses (a goal that is TRUE as built, `x_p != x_q or x_p
+        # == x_q` of a place value 1, has nothing to refute)
+        assert claimed or goal == E.TRUE
 
 
 

@@ -112,6 +112,12 @@ class SolverOracle:
         z3 = tr.z3
         base = [facts] + [a.cond for a in kb.assumptions]
         for info in kb.symbols:
+            if info.role == "loop":
+                # a loop index's range holds inside its loop only, and the enclosing loops' come with `facts`
+                # (Interpreter.loop_facts): as a fact everywhere it says every loop runs, so a loop that is empty
+                # for some inputs (`for i in range(n - 32)` in a branch) made those inputs contradict the facts
+                # and a condition that holds only elsewhere (the branch's own) decided true
+                continue
             bounds = self._bounds.get(info)
             if bounds is None:
                 bounds = self._bounds[info] = ([E.ge(info.sym, info.lo)] if info.lo is not None else []) + \
