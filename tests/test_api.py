@@ -2069,3 +2069,46 @@ def test_a_loop_in_one_branch_does_not_decide_the_branch_condition() -> None:
     res = analyze_source(text, path, Options(kernels=("rows_realigned",)))
     assert [k.name for k in res.kernels] == ["rows_realigned"]
     assert res.diagnostics == [], [d.message for d in res.diagnostics]
+
+
+def test_a_chunked_loop_is_followed_when_the_kernel_has_spent_its_decisions(monkeypatch) -> None:
+    """`remaining -= min(remaining, 32)` in a while loop: its step is -32 in every iteration but the last, proved
+    for any start (the start a symbol of its own, a question of a few terms and no fact) outside the budget of
+    the front end's decisions.  A large kernel spends that budget long before its last helpers run, and the loop
+    was then not followed (NKI901 on every slice through `src_start`; nki-library's cross_partition_copy in
+    moe_block_tkg)."""
+    from nki_verify.analysis import oracle
+
+    init = oracle.SolverOracle.__init__
+
+    def one_call(self, *args, **kws) -> None:
+        init(self, *args, **kws)
+        self.budget = 1
+
+    monkeypatch.setattr(oracle.SolverOracle, "__init__", one_call)
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        Q = 32
+
+        @nki.jit
+        def chunked_rows(x, start):
+            n, m = x.shape
+            assert n <= 128 and m <= 512 and 0 <= start < n
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            first = Q - start % Q
+            src_start = start + first
+            dst_start = (start // Q + 1) * Q
+            remaining = n - start - first
+            while remaining > 0:
+                chunk = min(remaining, Q)
+                nisa.dma_copy(dst=out[dst_start:dst_start + chunk, :m], src=x[src_start:src_start + chunk, :])
+                src_start += chunk
+                dst_start += chunk
+                remaining -= chunk
+            return out
+    """)
+    res = analyze_source(text, "k.py")
+    assert [d.code for d in res.diagnostics] == [], [d.message for d in res.diagnostics]

@@ -72,6 +72,31 @@ def test_column_halves_of_a_symbolic_width_do_not_overlap():
     assert radix.refutes(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
 
 
+def test_a_program_s_column_blocks_are_an_inner_compound_and_a_pinned_digit_is_no_digit():
+    # out[row, pid*S + T*h + e] with S = W // G a program's columns, blocks of T columns (h < ceil(S / T)) and
+    # e < min(T, S - T*h) inside one, rows 512*b + 128*t + r with t fixed at 0 (a loop this path runs once).
+    # The compound of a program's columns is e + T*h < S (the fact over fewer digits), not e + T*h + S*pid < W,
+    # which leaves pid no place of its own; and t, fixed, is no digit (its place 128*W sits inside the rows')
+    (pid_p, pid_q), (e_p, e_q), (h_p, h_q), (r_p, r_q), (t_p, t_q), (b_p, b_q) = (
+        two("pid", 0), two("e", 1), two("h", 2), two("r", 3), two("t", 4), two("b", 5))
+    A, T = sym("A", 13), sym("T", 14)
+    S = E.floordiv(W, G)
+    base = [E.ge(W, 1), E.ge(G, 1), E.le(G, 2), E.ge(A, 1), E.ge(T, 1), E.le(T, 512)]
+    ranges = {W: E.Interval(1, None), G: E.Interval(1, 2), A: E.Interval(1, None), T: E.Interval(1, 512)}
+    facts = [E.ne(pid_p, pid_q)]
+    for pid, e, h, r, t, b in ((pid_p, e_p, h_p, r_p, t_p, b_p), (pid_q, e_q, h_q, r_q, t_q, b_q)):
+        facts += in_range(pid, 0, G) + in_range(h, 0, E.ceildiv(S, T)) + [E.eq(t, 0)]
+        facts += [E.ge(e, 0), E.lt(e, E.minimum(T, E.sub(S, E.mul(T, h))))]
+        facts += in_range(b, 0, E.ceildiv(A, 512)) + [E.ge(r, 0), E.lt(E.add(r, E.mul(512, b)), A)]
+        ranges[t] = E.Interval(0, 0)
+
+    def addr(pid, e, h, r, t, b):
+        return E.add(E.mul(pid, S), E.mul(T, h), e, E.mul(W, E.add(r, E.mul(128, t), E.mul(512, b))))
+
+    goal = race_goal(addr(pid_p, e_p, h_p, r_p, t_p, b_p), addr(pid_q, e_q, h_q, r_q, t_q, b_q), pid_p, pid_q)
+    assert radix.refutes(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
+
+
 def test_a_tile_clipped_by_min_is_one_compound_digit():
     # col < min(512, W//G - 512*j): the column j*512 + col stays inside the core's W//G columns
     (pid_p, pid_q), (col_p, col_q), (j_p, j_q) = two("pid", 0), two("col", 1), two("j", 2)

@@ -1010,11 +1010,15 @@ class ControlMixin:
         start, step = bounds[0], bounds[2]
         idx = E.floordiv(E.sub(var, start), step)
         closed: dict = {}  # probe -> its value at the start of iteration idx
+        # the same with each starting value a symbol of its own (see _steady_step): the induction rarely needs
+        # what the start is, and with it the question is small
+        generic: dict = {}
         pending = {}
         for key, (now, rule) in rules.items():
             x0 = env0.get(key[1], V.MISSING) if key[0] == "name" else base_attrs.get(key, V.MISSING)
             if rule is not None and rule[0] == "step" and V.is_int(x0):
                 closed[probes[key]] = E.add(x0, E.mul(rule[1], idx))
+                generic[probes[key]] = E.add(self._any_start(probes[key]), E.mul(rule[1], idx))
             elif rule is not None and rule[0] == "widen" and V.is_int(x0) and V.is_int(now):
                 pending[key] = (now, x0)
         nows = {probes[key]: E.lift(now) for key, (now, _rule) in rules.items() if V.is_int(now)}
@@ -1022,14 +1026,24 @@ class ControlMixin:
             progress = False
             for key in sorted(pending, key=_probe_label):
                 now, x0 = pending[key]
-                c = self._steady_step(now, probes[key], x0, set(probes.values()), var, bounds, closed, nows)
+                p = probes[key]
+                c = self._steady_step(now, p, self._any_start(p), set(probes.values()), var, bounds, generic, nows,
+                                      generic=True)
+                if c is None:
+                    c = self._steady_step(now, p, x0, set(probes.values()), var, bounds, closed, nows)
                 if c is not None:
                     rules[key] = (now, ("steady", (c, now)))
-                    closed[probes[key]] = E.add(x0, E.mul(c, idx))
+                    closed[p] = E.add(x0, E.mul(c, idx))
+                    generic[p] = E.add(self._any_start(p), E.mul(c, idx))
                     del pending[key]
                     progress = True
             if not progress:
                 return
+
+    def _any_start(self, probe: E.Sym) -> E.Sym:
+        """A symbol for the value `probe` starts the loop with, whatever it is: not in the kernel's symbol table
+        (no fact names it), the same one for the same probe."""
+        return E.Sym(f"<{probe.name}: any start>", -probe.uid, "unknown")
 
     def _simpler(self, e: E.Expr) -> E.Expr:
         """`e` with one of its min, max or conditionals replaced by an operand, where the two are equal (the row a
@@ -1045,13 +1059,15 @@ class ControlMixin:
         return e
 
     def _steady_step(self, now: Any, probe: E.Sym, x0: Any, probes: set, var: E.Sym, bounds: tuple, closed: dict,
-                     nows: dict) -> E.IntLike | None:
+                     nows: dict, generic: bool = False) -> E.IntLike | None:
         """The loop-invariant c when the value grows by c in every iteration but the last (an offset bumped by a
         tile's size, the last tile partial: `off += min(128, n - off)`), so that at the start of iteration k it
         is x0 + c*k.  Proved by induction: in each iteration k <= trip - 2 that starts with it (and the other
         values the step reads) at their closed forms, the step is c; in a while loop, also under its condition
         at the start of iteration k + 1.  The candidates for c are the step with one of its min, max or
-        conditionals replaced by a loop-invariant operand."""
+        conditionals replaced by a loop-invariant operand.  With `x0` (and the other values' starts in `closed`)
+        symbols that stand for any start (`generic`), the proof holds for every start, the kernel's one included,
+        and the first iteration's own step is no candidate (it would name the symbol)."""
         start, stop, step, trip, made, guard = bounds
         d = E.sub(now, probe)
         at_k = dict(closed)
@@ -1062,7 +1078,7 @@ class ControlMixin:
         # the first iteration's own step, where it depends on the value only through roundings (an address
         # taken down and back up to a multiple of 4 by an allocation and its release): the same in every
         # iteration when the value stays in the same residue, which the induction below proves or not
-        if _rounds(E.lift(now), probe):
+        if not generic and _rounds(E.lift(now), probe):
             first = E.lower(E.substitute(d, {probe: E.lift(x0)}))
             if first not in candidates and not (E.free_syms(E.lift(first)) & varying):
                 candidates.append(first)
@@ -1080,7 +1096,8 @@ class ControlMixin:
                 facts.append(E.substitute(guard, {q: E.substitute(nows[q], at_k) for q in E.free_syms(guard)
                                                   if q in probes}))
             d_k = E.substitute(d, at_k)
-            if self.decide(E.implies(E.band(*facts), E.eq(d_k, c))) is True:
+            question = E.implies(E.band(*facts), E.eq(d_k, c))
+            if generic and self.oracle.valid(question) or self.decide(question) is True:
                 return E.lower(c)
         return None
 

@@ -63,6 +63,9 @@ class IntervalOracle:
     def decide(self, cond: E.BExpr, facts: E.BExpr, kb: KernelBuilder, ranges: dict) -> bool | None:
         return E.decide(cond, ranges)
 
+    def valid(self, cond: E.BExpr) -> bool:
+        return E.decide(cond, {}) is True
+
 
 @dataclass
 class LaunchContext:

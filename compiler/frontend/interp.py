@@ -147,10 +147,11 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self.loop_facts: list = []  # per symbolic loop: BExpr facts about its index
         self.asserted: set = set()  # conditions the kernel asserts (on its path), as opposed to branch conditions
         # paths that ended in a way no assumption excludes (an abort not recorded, a return, break or continue out
-        # of a branch): a branch with none has a fall-through condition the facts imply (see clean_exits)
+        # of a branch): a branch with none has a fall-through condition the facts imply (see narrow_implied)
         self.unrecorded_aborts = 0
         self.jumps = 0
-        self._implied: dict = {}  # (path before it, condition) -> the builder state it was found implied in
+        # condition -> {(the path before it, the builder state)} where the facts were found to imply it
+        self._implied: dict = {}
         self.steps = 0
         self.launches: list = []  # (KernelVal, args, kwargs, grid, span)
         self.host_issues: list = []
@@ -364,7 +365,11 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             return E.TRUE
         state = self._builder_state()
         return self._conjunction(tuple(c for i, c in enumerate(parts) if not self.kb.known(c)
-                                       and self._implied.get((parts[:i], c)) != state))
+                                       and not self._is_implied(c, parts, i, state)))
+
+    def _is_implied(self, c: E.BExpr, parts: tuple, i: int, state: tuple) -> bool:
+        """Whether `narrow_implied` found `c`, the i-th condition of the path `parts`, implied there."""
+        return any(st == state and len(before) == i and before == parts[:i] for before, st in self._implied.get(c, ()))
 
     def _builder_state(self) -> tuple:
         """The kernel builder and its count of rewrites: an implication found under its assumptions holds as
@@ -372,7 +377,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         return id(self.kb), self.kb.edits
 
     def exits(self) -> tuple:
-        """The count of the paths ended so far that no assumption excludes (see clean_exits)."""
+        """The count of the paths ended so far that no assumption excludes (see narrow_implied)."""
         return self.unrecorded_aborts, self.jumps
 
     def narrow_implied(self, since: tuple, cond: E.BExpr, held: E.BExpr, aborts_only: bool = False) -> None:
@@ -384,7 +389,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         now = self.exits()
         if self.kb is not None and (now[0] == since[0] and (aborts_only or now[1] == since[1])):
             parts = tuple(c for f in self.frames for c in f.pc)
-            self._implied[(parts, cond)] = self._builder_state()
+            self._implied.setdefault(cond, set()).add((parts, self._builder_state()))
         self.frame.pc.add(cond, held)
 
     def abort_path(self, node: ast.AST | None, origin: str = "raise") -> None:

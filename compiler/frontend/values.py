@@ -565,7 +565,7 @@ class NotUnderstood(Exception):
 class PathAbort(Exception):
     """The current path cannot continue (raise, assert False): the path is infeasible.  `recorded`: the inputs
     that reach it are excluded by an assumption made as it was raised (Interp.abort_path), or every path it
-    stands for was counted where it ended (see Interp.clean_exits)."""
+    stands for was counted where it ended (see Interpreter.narrow_implied)."""
 
     def __init__(self, recorded: bool = False) -> None:
         super().__init__()

@@ -23,6 +23,7 @@ DECIDE_RLIMIT = 60_000
 # that what is explored does not depend on the machine's speed; per kernel (see `new_kernel`), so that what a
 # kernel's analysis decides does not depend on which kernels of its file were analysed before it.
 DECIDE_BUDGET = 150
+VALID_SIZE = 80  # the largest question `valid` takes (a loop step's induction is about 40)
 # the solver's models of a file's earlier branch questions, kept to witness later ones: a condition both of whose
 # sides hold at some kept point (every fact checked there) is open, and needs no solver call.  Most conditions
 # the front end cannot settle are of that kind (a loop index compared with a constant, a shape's remainder),
@@ -86,6 +87,30 @@ class SolverOracle:
         out = self._solve(cond, facts, kb)
         self._cache[key] = out
         return out
+
+    def valid(self, cond: E.BExpr) -> bool:
+        """Whether `cond` holds for every value of its symbols, no fact assumed: a small question (the step of a
+        loop's value in every iteration but the last, its start any integer), asked outside the budget of
+        decisions, which a large kernel spends before its last loops are summarised, and remembered."""
+        if E.decide(cond, {}) is True:
+            return True
+        if self.budget <= 0 or E.size(cond) > VALID_SIZE:
+            return False
+        key = ("valid", cond)
+        got = self._cache.get(key)
+        if got is None:
+            if self._tr is None:
+                self._tr = Translator(self.context.get() if self.context is not None else None)
+            tr = self._tr
+            s = make_solver(self.timeout_ms, DECIDE_RLIMIT, tr.ctx, simple=True)
+            s.add(tr.z3.Not(tr.term(cond)))
+            self.queries += 1
+            try:
+                got = s.check() == tr.z3.unsat
+            except Exception:  # noqa: BLE001 - a solver failure only means "not shown"
+                got = False
+            self._cache[key] = got
+        return got
 
     def _simplified(self, cond: E.BExpr, ranges: dict) -> E.BExpr:
         """`E.simplify_in(cond, ranges)`, remembered by the condition and the ranges of its own symbols (all it

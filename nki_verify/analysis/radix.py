@@ -37,6 +37,12 @@ def refutes(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
     """True when `facts and not goal` is shown unsatisfiable by equating digits.
 
     `prove(cond, facts)` decides a side condition over input symbols (True only when proved)."""
+    pinned = {x: v for x, v in E.fixed_by(ranges).items() if is_exec(x)}
+    if pinned and depth == 0:
+        # an index the facts fix (`t == 0` of a loop this path runs once): not a digit, its place value being
+        # out of order with the others' (a row's sub-tile between its block and the element in it)
+        goal = E.substitute(goal, pinned)
+        facts = E.substitute_all(facts, pinned)
     eqs = _equations(E.bnot(goal))
     if not eqs:
         return False
@@ -335,10 +341,16 @@ def _digit_sets(oriented: list, bounds: "_Bounds", side: list, prove: Callable) 
     """The ways to read [(place, x, y)] as digits [(place, width, members)]: single digits, digits whose place
     values differ by a constant factor merged, and compounds a fact bounds together."""
     singles = [(c, [(E.ONE, x, y)]) for c, x, y in oriented]
-    compounds = _fact_compounds(oriented, bounds, side, prove)
-    rest = [d for d in singles if not any(d[1][0][1] in cx for cx, _ in compounds)]
     attempts = [singles, _by_base(singles)]
-    if compounds:
+    tried: list = []
+    # compounds as the facts come, then the innermost first: a program's columns (`e + T*h < W // G`) rather
+    # than those and the program's digit above them (`e + T*h + (W // G)*pid < W`), which leaves pid no place
+    for inner_first in (False, True):
+        compounds = _fact_compounds(oriented, bounds, side, prove, inner_first)
+        if not compounds or compounds in tried:
+            continue
+        tried.append(compounds)
+        rest = [d for d in singles if not any(d[1][0][1] in cx for cx, _ in compounds)]
         attempts += [[c for _, c in compounds] + rest, [c for _, c in compounds] + _by_base(rest)]
     for attempt in attempts:
         digits = []
@@ -517,13 +529,17 @@ def _by_base(singles: list) -> list:
     return out
 
 
-def _fact_compounds(digits: list, bounds: "_Bounds", side: list, prove: Callable) -> list:
-    """Compound digits a fact bounds: [(member xs, (place, width, members))], not overlapping."""
+def _fact_compounds(digits: list, bounds: "_Bounds", side: list, prove: Callable, inner_first: bool = False) -> list:
+    """Compound digits a fact bounds: [(member xs, (place, width, members))], not overlapping.  `inner_first`:
+    the facts over fewer digits are taken first."""
     place = {x: c for c, x, _ in digits}
     other = {x: y for _, x, y in digits}
     out: list = []
     taken: set = set()
-    for f in bounds.linear:
+    facts = bounds.linear
+    if inner_first:
+        facts = sorted(facts, key=lambda f: sum(1 for x in E.free_syms(f) if x in place))
+    for f in facts:
         terms, _ = E._linear_parts(f)
         ex: dict | None = {}
         for atom, k in terms.items():
