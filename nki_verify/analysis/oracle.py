@@ -117,12 +117,10 @@ class SolverOracle:
         depends on): a loop's summary passes and a kernel's runs per rank ask the same conditions again, and
         simplifying them was an eighth of the front end's time on MoE kernels."""
         syms = E.free_syms(cond)
-        # (and the bounds the facts give compound terms over those symbols, `min(128, n // g) != 0`: another
-        # kernel of the file may not have them)
+        # (and the bounds the facts give the condition's compound terms, `min(128, n // g) != 0`: another kernel
+        # of the file may not have them)
         key = (cond, tuple((s, r.lo, r.hi) for s in sorted(syms, key=lambda s: s.uid)
-                           if (r := ranges.get(s)) is not None),
-               tuple((t, r.lo, r.hi) for t, r in ranges.items()
-                     if isinstance(t, E.Expr) and not isinstance(t, E.Sym) and E.free_syms(t) <= syms))
+                           if (r := ranges.get(s)) is not None), _compound_bounds(cond, ranges))
         got = self._simple.get(key)
         if got is None:
             if len(self._simple) >= SIMPLIFIED_KEPT:
@@ -224,6 +222,22 @@ class SolverOracle:
             self._points.append(point)
             if len(self._points) > POINTS_KEPT:
                 del self._points[0]
+
+
+def _compound_bounds(cond: E.BExpr, ranges: dict) -> tuple:
+    """(term, lo, hi) of the compound terms of `cond` the ranges bound (what `E.simplify_in` reads of them)."""
+    out = []
+    seen: set = set()
+    stack = [cond]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen or isinstance(e, (E.Const, E.Sym)):
+            continue
+        seen.add(id(e))
+        if isinstance(e, E.Expr) and (r := ranges.get(e)) is not None:
+            out.append((e, r.lo, r.hi))
+        stack.extend(E.children(e))
+    return tuple(out)
 
 
 def _alternatives(x: Any, v: int, info: Any) -> list:
