@@ -1420,7 +1420,7 @@ def refine_ranges(ranges: dict, cond: BExpr) -> None:
             s, k, c = e, 1, 0
         if k not in (1, -1):
             continue
-        iv = ranges.get(s, TOP) if isinstance(s, Sym) else interval(s, ranges)
+        iv = interval(s, ranges)
         lo, hi = iv.lo, iv.hi
         if p.op == NE:  # s != v trims an end of the interval that is v
             v = -c * k

@@ -412,13 +412,9 @@ class ControlMixin:
         made = self.kb.symbols[tr.first_sym:]
         return any(info.sym in syms for info in made)
 
-    def _narrow(self, cond: E.BExpr, held: E.BExpr | None = None, exits0: tuple | None = None) -> None:
-        if cond == E.TRUE:
-            return
-        if exits0 is not None:
-            self.narrow_implied(exits0, cond, cond if held is None else held)
-        else:
-            self.frame.pc.add(cond, cond if held is None else held)
+    def _narrow(self, cond: E.BExpr, held: E.BExpr, exits0: tuple) -> None:
+        if cond != E.TRUE:
+            self.narrow_implied(exits0, cond, held)
 
     def _run_branch(self, cond: E.BExpr, stmts: list | Callable) -> Branch:
         f = self.frame

@@ -275,7 +275,11 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
 
     # ------------------------------------------------------------------ path conditions
     def path_cond(self) -> E.BExpr:
-        return self._conjunction(tuple(c for f in self.frames for c in f.pc))
+        return self._conjunction(self._path_parts())
+
+    def _path_parts(self) -> tuple:
+        """The path's conditions, the outermost frame's first."""
+        return tuple(c for f in self.frames for c in f.pc)
 
     def _conjunction(self, parts: tuple) -> E.BExpr:
         """The conjunction of path conditions (`path_cond`, `held_path`)."""
@@ -360,7 +364,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         `k == n` (the branch that raises was left), and a fact stated under it (a divisor's `d != 0`, the next
         assert) is implied by the path's other conditions alone, so it is said without it: `d != 0`, not
         `k != n or d != 0`, a bound the interval reasoning reads."""
-        parts = tuple(c for f in self.frames for c in f.pc)
+        parts = self._path_parts()
         if not parts:
             return E.TRUE
         state = self._builder_state()
@@ -388,7 +392,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         branches that raised were nested).  `aborts_only`: returns do not count (a call's exits)."""
         now = self.exits()
         if self.kb is not None and (now[0] == since[0] and (aborts_only or now[1] == since[1])):
-            parts = tuple(c for f in self.frames for c in f.pc)
+            parts = self._path_parts()
             self._implied.setdefault(cond, set()).add((parts, self._builder_state()))
         self.frame.pc.add(cond, held)
 

@@ -88,6 +88,11 @@ class SolverOracle:
         self._cache[key] = out
         return out
 
+    def _translator(self) -> Translator:
+        if self._tr is None:
+            self._tr = Translator(self.context.get() if self.context is not None else None)
+        return self._tr
+
     def valid(self, cond: E.BExpr) -> bool:
         """Whether `cond` holds for every value of its symbols, no fact assumed: a small question (the step of a
         loop's value in every iteration but the last, its start any integer), asked outside the budget of
@@ -99,9 +104,7 @@ class SolverOracle:
         key = ("valid", cond)
         got = self._cache.get(key)
         if got is None:
-            if self._tr is None:
-                self._tr = Translator(self.context.get() if self.context is not None else None)
-            tr = self._tr
+            tr = self._translator()
             s = make_solver(self.timeout_ms, DECIDE_RLIMIT, tr.ctx, simple=True)
             s.add(tr.z3.Not(tr.term(cond)))
             self.queries += 1
@@ -129,9 +132,7 @@ class SolverOracle:
         return got
 
     def _solve(self, cond: E.BExpr, facts: E.BExpr, kb: Any) -> bool | None:
-        if self._tr is None:
-            self._tr = Translator(self.context.get() if self.context is not None else None)
-        tr = self._tr
+        tr = self._translator()
         z3 = tr.z3
         base = [facts] + [a.cond for a in kb.assumptions]
         for info in kb.symbols:
