@@ -36,6 +36,24 @@ def given_groups(given: tuple, given_why: tuple) -> list:
     whys = tuple(given_why) + (GIVEN_DEREFERENCED,) * (len(given) - len(given_why))
     return [(why, [p for p, w in zip(given, whys) if w == why]) for why in dict.fromkeys(whys)]
 
+
+def given_notes(given: tuple, given_why: tuple) -> list:
+    """The notes a finding of a run with optional inputs analysed as given carries, one per reason: the user
+    may never pass them, and a launch without them does not take this run's paths."""
+    out = []
+    for why, names in given_groups(given, given_why):
+        one = len(names) == 1
+        it, they = ("it", "it is") if one else ("them", "they are")
+        reason = (f"every path with {it} left at None fails (an assert or raise), so launches pass {it}"
+                  if why == GIVEN_NONE_FAILS else
+                  f"the kernel tests {it} against None, and this run follows the paths where {they} given "
+                  f"(another, those where {they} None)"
+                  if why == GIVEN_TESTED else
+                  f"the kernel dereferences {it}, so a launch without {it} fails while tracing")
+        out.append(f"analysed with the optional input{'' if one else 's'} {', '.join(names)} given: {reason}")
+    return out
+
+
 B1, B2 = "beta1", "beta2"  # neuronxcc.nki vs nki
 
 
@@ -320,6 +338,7 @@ class FrontendIssue:
     severity: str | None = None  # None = the rule's default
     data: tuple = field(default=())
     fixes: tuple = field(default=())  # (description, ((Span, new_text), ...)) mechanical fixes
+    notes: tuple = field(default=())  # (Span, text): related information (the run's optional inputs given)
 
 
 # ----------------------------------------------------------------------------- printer

@@ -311,14 +311,23 @@ class NkiTensor(View):
 
     # ------------------------------------------------------------------ Beta-1 tile operators
     def _binop(self, name: str, other: Any, swap: bool = False) -> Any:
+        _beta1_operators(name)
         fn = context.current().language(name)
         return fn(other, self) if swap else fn(self, other)
 
     def __iadd__(self, other: Any) -> "NkiTensor":
+        _beta1_operators("add")
         context.current().language("__assign__")(dst=self, src=other if isinstance(other, View) else None,
                                                  value=None if isinstance(other, View) else other,
                                                  accumulate=_IADD["add"])
         return self
+
+
+def _beta1_operators(name: str) -> None:
+    """Tile operators are Beta 1's: a Beta-2 tensor has none, and Python raises TypeError (verifier: NKI609)."""
+    if context.current().dialect == "beta2":
+        raise TypeError(f"a Beta-2 tensor has no operators (nl.{name} on a tensor through an operator is Beta 1's); "
+                        "compute on tiles with nisa instructions")
 
 
 _IADD = {"add": "add"}
@@ -335,11 +344,15 @@ def _install_operators() -> None:
         setattr(NkiTensor, f"__{py}__", lambda self, o, n=name: self._binop(n, o))
     for py, name in (("isub", "subtract"), ("imul", "multiply"), ("itruediv", "divide")):
         def inplace(self: NkiTensor, other: Any, n: str = name) -> NkiTensor:
+            _beta1_operators(n)
             context.current().language("__assign__")(dst=self, src=other if isinstance(other, View) else None,
                                                      value=None if isinstance(other, View) else other, accumulate=n)
             return self
         setattr(NkiTensor, f"__{py}__", inplace)
-    NkiTensor.__neg__ = lambda self: context.current().language("negative")(self)
+    def neg(self: NkiTensor) -> Any:
+        _beta1_operators("negative")
+        return context.current().language("negative")(self)
+    NkiTensor.__neg__ = neg
     NkiTensor.__hash__ = object.__hash__
 
 

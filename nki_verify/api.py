@@ -229,8 +229,8 @@ def _front(issue: ir.FrontendIssue) -> Diagnostic:
     sev = issue.severity or rules.default_severity(issue.code)
     fixes = tuple(Fix(desc, tuple(TextEdit(location(span), text) for span, text in edits))
                   for desc, edits in issue.fixes)
-    return Diagnostic(issue.code, sev, issue.message, location(issue.span), issue.kernel, notes=call_notes(issue.span),
-                      fixes=fixes)
+    notes = call_notes(issue.span) + tuple(Note(location(span), text) for span, text in issue.notes)
+    return Diagnostic(issue.code, sev, issue.message, location(issue.span), issue.kernel, notes=notes, fixes=fixes)
 
 
 def _internal(path: str, exc: BaseException, kernel: ir.Kernel | None = None) -> Diagnostic:

@@ -1113,7 +1113,7 @@ def test_a_relative_import_crosses_directories_without_an_init_file(tmp_path) ->
     assert len(missing) == 1 and "..nothere" in missing[0].message and "n_tiles()" in missing[0].message
 
 
-def test_calling_a_module_imported_from_a_package_says_it_is_a_module(tmp_path) -> None:
+def test_calling_a_module_imported_from_a_package_is_a_type_error(tmp_path) -> None:
     # pkg/__init__.py imports nothing: `from . import fill` is the module pkg/fill.py, and calling it raises
     # TypeError when the path is traced (nki-library's qkv_cte on its static-quantisation path); -np.inf is a float
     (tmp_path / "pkg").mkdir()
@@ -1135,8 +1135,42 @@ def test_calling_a_module_imported_from_a_package_says_it_is_a_module(tmp_path) 
             return t
     """)
     (d,) = verify_source(text, str(tmp_path / "pkg" / "k.py"))
-    assert (d.code, d.location.line) == ("NKI902", 12)
+    assert (d.code, d.severity, d.location.line) == ("NKI609", "error", 12)
     assert d.message.startswith("calling the module") and "fill.fill" in d.message
+    # on a path only some inputs take, a warning; the function imported from its module is a call like any other
+    text = text.replace("    fill(t)\n", "    if x.dtype == nl.bfloat16:\n        fill(t)\n")
+    (d,) = verify_source(text, str(tmp_path / "pkg" / "k.py"))
+    assert (d.code, d.severity, d.location.line) == ("NKI609", "warning", 13)
+    imported = text.replace("from . import fill", "from .fill import fill")
+    assert verify_source(imported, str(tmp_path / "pkg" / "k.py")) == []
+
+
+def test_a_type_error_on_the_paths_of_an_optional_input_says_it_was_given() -> None:
+    """The run that follows the paths where an optional input is given reports what Python raises there with the
+    note every finding of that run carries: a launch without the input does not take them."""
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def k(x, rows_out=None):
+            assert x.shape == (128, 512)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x)
+            if rows_out is not None:
+                idx = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+                nisa.memset(dst=idx, value=0)
+                nisa.dma_copy(dst=rows_out.ap([[512, 1], [1, 512]], offset=idx * 512), src=t[0:1, 0:512])
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """)
+    (d,) = verify_source(text, "/tmp/k.py")
+    assert (d.code, d.severity, d.location.line) == ("NKI609", "error", 14)
+    assert [n.message for n in d.notes] == [
+        "analysed with the optional input rows_out given: the kernel tests it against None, and this run follows "
+        "the paths where it is given (another, those where it is None)"]
 
 
 TEST_DEFINED_KERNEL = """
@@ -1993,8 +2027,9 @@ def row_at_a_tensor_offset(x, idx):
     nisa.dma_copy(dst=out, src=t)
     return out
 '''
+    # `row * 512` is already the error: a Beta-2 tensor has no operators (tracing raises TypeError)
     diags = verify_source(source, "/tmp/k.py")
-    assert [(d.code, d.location.line) for d in diags] == [("NKI902", 13)]
+    assert [(d.code, d.severity, d.location.line) for d in diags] == [("NKI609", "error", 13)]
     assert "scalar_offset=" in diags[0].message
 
 

@@ -170,8 +170,9 @@ class CallsMixin:
             # `from ..utils import stream_shuffle_broadcast` of a package whose __init__ does not import the
             # function: the name is the module, and calling it raises TypeError when this path is traced
             name = fn.name.rpartition(".")[2]
-            raise V.NotUnderstood(f"calling the module {fn.name!r}: a module is not callable (Python raises TypeError "
-                                  f"here; the function would be {name}.{name}, or imported from the module)", node)
+            self.type_error(f"calling the module {fn.name!r}: a module is not callable, so Python raises TypeError "
+                            f"here while tracing (the function would be {name}.{name}, or imported from the module)",
+                            node)
         raise V.NotUnderstood(f"calling a {V.describe(fn)}", node)
 
     def invoke(self, fn: V.FunctionVal, args: list, kwargs: dict, node: ast.AST | None) -> Any:

@@ -899,7 +899,16 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
         interp._silent_runs[id(kernel)] = silent
     if failed:
         interp._failed_runs.append(kernel)
-    return kernel, list(kb.issues)
+    issues = list(kb.issues)
+    if given:
+        # a finding of the front end's (a name unbound, a TypeError while tracing) on this run's paths holds for
+        # the launches that pass these inputs: said, as the checks' findings say it
+        notes = tuple((span, text) for text in ir.given_notes(given, given_why))
+        issues = [dataclasses.replace(i, notes=i.notes + notes) if i.code in TRACE_ERRORS else i for i in issues]
+    return kernel, issues
+
+
+TRACE_ERRORS = frozenset({"NKI607", "NKI608", "NKI609"})  # what Python raises while tracing the run's paths
 
 
 def _guessed_inputs(interp: Interpreter, kb: KernelBuilder) -> tuple:

@@ -471,6 +471,14 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
                             f"UnboundLocalError here", node, severity="warning" if path else None)
         self.abort_path(node, "unbound")
 
+    def type_error(self, message: str, node: ast.AST | None) -> None:
+        """Tracing raises TypeError here (NKI609: an error when every launch gets here, else a warning); the
+        path ends.  Outside a kernel, the construct is not understood."""
+        if self.kb is None:
+            raise V.NotUnderstood(message, node)
+        self.lint("NKI609", message, node, severity="warning" if self._path_beyond_assumptions() else None)
+        self.abort_path(node, "type-error")
+
     def store_name(self, name: str, value: Any) -> None:
         f = self.frame
         if name in f.globals_decl:

@@ -653,12 +653,28 @@ class TensorMixin:
         if isinstance(a, V.IndexGrid) or isinstance(b, V.IndexGrid):
             if not isinstance(a, V.TensorVal) and not isinstance(b, V.TensorVal):
                 return self._grid_arith(op, a, b, node)
+        self._no_b2_operators(a, b, node=node)
         name = TILE_BINOPS.get(op)
         if name is None:
             raise V.NotUnderstood(f"operator {op.__name__} on tiles", node)
         dialect = self.kb.dialect if self.kb else ir.B1
         ins = spec.lookup(f"language.{name}")
         return self.emit_instruction(ins, dialect, [a, b], {}, node)
+
+    def _no_b2_operators(self, *operands: Any, node: ast.AST | None) -> None:
+        """In a Beta-2 kernel a tensor has no arithmetic, bitwise or ordering operators (the tile operators are
+        Beta 1's, see the API's NkiTensor): tracing raises TypeError here (NKI609), and the path ends."""
+        if self.kb is None or self.kb.dialect != ir.B2:
+            return
+        t = next((x for x in operands if isinstance(x, V.TensorVal)), None)
+        if t is None:
+            return
+        for x in operands:
+            self.retry_kind(x, V.KIND_INT)  # a parameter only guessed to be a tensor is a number (`group >= 2`)
+        self.type_error(f"an operator applied to the tensor {t.tensor.name!r}: Beta-2 tensors have no operators "
+                        "(Beta 1's tile operators were removed), so Python raises TypeError here while tracing; "
+                        "compute on tiles with nisa instructions, and hand a value held in a tile to the "
+                        "instruction that reads it (scalar_offset=, a register)", node)
 
     def _grid_arith(self, op: type, a: Any, b: Any, node: ast.AST | None) -> Any:
         ga = a if isinstance(a, V.IndexGrid) else None
@@ -680,6 +696,7 @@ class TensorMixin:
                 return V.IndexGrid(E.neg(v.expr), v.shape, v.iotas)
             if op is ast.UAdd:
                 return v
+        self._no_b2_operators(v, node=node)
         name = {ast.USub: "negative", ast.Invert: "invert"}.get(op)
         if name is None:
             raise V.NotUnderstood(f"unary {op.__name__} on a tile", node)
@@ -693,6 +710,8 @@ class TensorMixin:
             fns = {ast.Lt: E.lt, ast.LtE: E.le, ast.Gt: E.gt, ast.GtE: E.ge, ast.Eq: E.eq, ast.NotEq: E.ne}
             r = fns[op](ea, eb)
             return r.value if isinstance(r, E.BConst) else r
+        if op in (ast.Lt, ast.LtE, ast.Gt, ast.GtE):
+            self._no_b2_operators(a, b, node=node)
         name = TILE_CMPS.get(op)
         if name is None:
             raise V.NotUnderstood(f"comparison {op.__name__} on tiles", node)

@@ -1004,17 +1004,8 @@ class KernelAnalysis:
                     bounds = f"{lp.range_text} (bounds too long to show in terms of the inputs)"
                 notes.append(Note(location(lp.span), f"loop index {self.names(lp.var)} ranges over {bounds}"))
         # said where the findings are read, not only in the kernel report: the user may never have passed it
-        for why, names in ir.given_groups(self.k.given, self.k.given_why):
-            one = len(names) == 1
-            it = "it" if one else "them"
-            reason = (f"every path with {it} left at None fails (an assert or raise), so launches pass {it}"
-                      if why == ir.GIVEN_NONE_FAILS else
-                      f"the kernel tests {it} against None, and this run follows the paths where {it} "
-                      f"{'is' if one else 'are'} given (another, those where {it} {'is' if one else 'are'} None)"
-                      if why == ir.GIVEN_TESTED else
-                      f"the kernel dereferences {it}, so a launch without {it} fails while tracing")
-            notes.append(Note(location(self.k.span), f"analysed with the optional input{'' if one else 's'} "
-                                                     f"{', '.join(names)} given: {reason}"))
+        for text in ir.given_notes(self.k.given, self.k.given_why):
+            notes.append(Note(location(self.k.span), text))
         for param, value, default in self.k.chosen:
             notes.append(Note(location(self.k.span), f"analysed with {param}={value}: every path with its default "
                                                      f"{default} fails (an assert or raise), so launches pass "

@@ -1,5 +1,6 @@
 """Beta-2 language subset (NKI601, NKI602, NKI604, NKI605, NKI606), names read where nothing assigned them
-(NKI607) and names nothing in the file defines (NKI608), each with its clean twin."""
+(NKI607), names nothing in the file defines (NKI608) and operators on Beta-2 tensors (NKI609), each with its clean
+twin."""
 from dataclasses import dataclass
 
 import neuronxcc.nki.language as old_nl
@@ -271,4 +272,42 @@ def copy_with_a_typo_on_one_branch(x, transpose_first: bool):
         nisa.dma_copy(dst=out, src=tile)  # noqa: F821  # expect: NKI608 warning
     else:
         nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def scaled_row_by_instruction(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=2.0)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def scaled_row_by_operator(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    u = t * 2.0  # expect: NKI609 error
+    nisa.dma_copy(dst=out, src=u)
+    return out
+
+
+@nki.jit
+def row_at_a_tile_held_index(x, rows: int, by_tile: bool):
+    assert x.shape == (rows, 512) and rows >= 1
+    out = nl.ndarray((1, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    idx = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.memset(dst=idx, value=0)
+    one_row = nl.ndarray((1, 512), dtype=x.dtype, buffer=nl.sbuf)
+    if by_tile:
+        offset = idx * 512  # expect: NKI609 warning
+        nisa.dma_copy(dst=one_row, src=x.ap([[512, 1], [1, 512]], offset=offset))
+    else:
+        nisa.dma_copy(dst=one_row, src=x.ap([[512, 1], [1, 512]], offset=0, scalar_offset=idx, indirect_dim=0))
+    nisa.dma_copy(dst=out, src=one_row)
     return out
