@@ -2033,6 +2033,41 @@ def row_at_a_tensor_offset(x, idx):
     assert "scalar_offset=" in diags[0].message
 
 
+def test_facts_past_settled_asserts_stay_plain_past_a_loop_analysed_speculatively() -> None:
+    """A loop carrying a value is analysed by passes that are rolled back; what the assertions before it settled
+    is still settled after it (the rollback drops only what the passes added): the next assertion's condition is
+    assumed plainly, not as `cols % 128 != 0 or ... or rows % group == 0`."""
+    from compiler import expr as E
+
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        def require(cond, message):
+            if not cond:
+                raise ValueError(message)
+
+        @nki.jit
+        def k(x, group):
+            rows, cols = x.shape
+            require(group >= 2 and group % 2 == 0, "even group")
+            require(cols % 128 == 0 and cols <= 4096, "whole tiles")
+            a = nl.ndarray((128, 4096), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.memset(dst=a, value=0.0)
+            offset = 0
+            for i in range(cols // 128):
+                nisa.tensor_copy(dst=a[0:128, offset:offset + 128], src=a[0:128, 0:128])
+                offset += 128
+            require(rows % group == 0, "rows split")
+            return a
+    """)
+    res = analyze_source(text, "k.py")
+    last = [a.cond for a in res.ir[0].assumptions if a.origin == "raise"][-1]
+    assert E.short(last, None, 400) == "x.shape[0] % group == 0"
+    assert res.diagnostics == []
+
+
 def test_facts_past_settled_asserts_and_branches_are_stated_plainly() -> None:
     """A fact stated where the path holds only what earlier assertions and branches settled (past
     `require(group % 2 == 0)`, past an `if/elif` chain whose every side falls through or raises) is assumed

@@ -105,6 +105,8 @@ class KernelBuilder:
         self.complete = True
         self._issue_keys: set = set()
         self._edits = 0  # changes to symbols and assumptions other than appends (for `facts_key`)
+        self._kept: list = []  # per change: how many assumptions (from the first) it left as they were (see intact)
+        self._intact: dict = {}  # (edits, count) -> (changes checked, whether all kept that many): see intact
         self.itemsizes: dict = {}  # unknown input dtype -> the symbol of its item size (TensorMixin.itemsize_of)
         self.missing_modules: set = set()  # modules the kernel calls into that no import resolved (hostlib)
         self._facts_key: tuple | None = None
@@ -164,11 +166,25 @@ class KernelBuilder:
 
     def replace_symbol(self, index: int, info: ir.SymInfo) -> None:
         self.symbols[index] = info
+        self._edit(0)  # (a symbol's bounds are facts too: none is taken as kept)
+
+    def _edit(self, kept: int) -> None:
         self._edits += 1
+        self._kept.append(kept)
+
+    def intact(self, edits: int, count: int) -> bool:
+        """Whether the first `count` assumptions and the symbols are as they were when `edits` changes had been
+        made: every change since kept them (a rollback or a rewrite of what came after them)."""
+        key = (edits, count)
+        checked, ok = self._intact.get(key, (edits, True))
+        if ok and checked < len(self._kept):
+            ok = all(k >= count for k in self._kept[checked:])
+            self._intact[key] = (len(self._kept), ok)
+        return ok
 
     def rollback(self, m: Mark) -> None:
-        self._edits += 1
         s = m.sizes
+        self._edit(s[6])
         del self.symbols[s[0]:]
         del self.tensors[s[1]:]
         del self.loops[s[2]:]
@@ -184,8 +200,8 @@ class KernelBuilder:
         """Rewrite the IR emitted since `m` with symbols replaced (a pass analysed with probe symbols)."""
         if not mapping:
             return
-        self._edits += 1
         s = m.sizes
+        self._edit(s[6])
         memo: tuple = ({}, {})
         for lst, start in ((self.symbols, s[0]), (self.tensors, s[1]), (self.loops, s[2]), (self.subscripts, s[3]),
                            (self.instrs, s[4]), (self.checks, s[5]), (self.assumptions, s[6])):
@@ -238,7 +254,7 @@ class KernelBuilder:
         for i, lp in enumerate(self.loops):
             if lp.var == var:
                 self.loops[i] = dataclasses.replace(lp, carried=lp.carried + (sym,))
-                self._edits += 1
+                self._edit(len(self.assumptions))
                 return
 
     def add_subscript(self, **kw) -> ir.Subscript:

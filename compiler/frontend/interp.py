@@ -372,13 +372,16 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
                                        and not self._is_implied(c, parts, i, state)))
 
     def _is_implied(self, c: E.BExpr, parts: tuple, i: int, state: tuple) -> bool:
-        """Whether `narrow_implied` found `c`, the i-th condition of the path `parts`, implied there."""
-        return any(st == state and len(before) == i and before == parts[:i] for before, st in self._implied.get(c, ()))
+        """Whether `narrow_implied` found `c`, the i-th condition of the path `parts`, implied there, under
+        assumptions the kernel still holds."""
+        return any(st[0] == state[0] and len(before) == i and before == parts[:i] and self.kb.intact(st[1], st[2])
+                   for before, st in self._implied.get(c, ()))
 
     def _builder_state(self) -> tuple:
-        """The kernel builder and its count of rewrites: an implication found under its assumptions holds as
-        long as they only grow (a rollback may drop the assumption it rests on)."""
-        return id(self.kb), self.kb.edits
+        """The kernel builder, its count of rewrites and of assumptions: an implication found under its
+        assumptions holds as long as they are kept (a rollback to before the assumption it rests on drops it; one
+        of a loop pass after it does not)."""
+        return id(self.kb), self.kb.edits, len(self.kb.assumptions)
 
     def exits(self) -> tuple:
         """The count of the paths ended so far that no assumption excludes (see narrow_implied)."""

@@ -131,6 +131,10 @@ SHRINK_ABOVE = 65536
 SHRINK_EVALS = 400
 _ROUND_VALUES = tuple(sorted({2 ** k for k in range(7, 31)} | {128 * k for k in range(1, 65)}))
 
+# the kernel's facts added to a query only when it finds a violation without them (see KernelAnalysis.lazy):
+# allocated dimensions are at least 1, and what a gcd or lcm of symbolic sizes divides (mod facts with a symbolic
+# divisor, on sizes that half the kernel's questions name: +50 % time on attention_block_tkg given to all of them)
+LAZY_ORIGINS = frozenset({"allocation", "divisor"})
 # analysis-made symbols never collide with the front end's (which count up from 1)
 ANALYSIS_UIDS = 10**9
 
@@ -150,12 +154,12 @@ class KernelAnalysis:
                 if s.hi is not None:
                     base.append(E.lt(s.sym, s.hi))
         self._n_input_facts = len(base)
-        base.extend(a.cond for a in kernel.assumptions if a.origin != "allocation")
+        base.extend(a.cond for a in kernel.assumptions if a.origin not in LAZY_ORIGINS)
         self.base = base
         # that allocated dimensions are at least 1: true of every launch, but many, and with divisions that
         # slow every query they join (+30 % solver time on the MoE kernels); added only to a query that finds a
         # violation without them
-        self.lazy = [a.cond for a in kernel.assumptions if a.origin == "allocation"]
+        self.lazy = [a.cond for a in kernel.assumptions if a.origin in LAZY_ORIGINS]
         # (the input test is a plain function of the symbol table: a bound method would make a reference cycle
         # that keeps the file's z3 context alive until the next garbage collection)
         self.prover = Prover(base, timeout_ms, cache, inputs=functools.partial(_is_input, self.info),
