@@ -678,8 +678,7 @@ def m_gcd(it: Any, args: list, kw: dict, node: Any) -> Any:
     g = it.fresh_int("<gcd>", "unknown", 1)
     # what any common divisor satisfies (`block_len // math.gcd(block_len, d)` divides exactly): it divides
     # each argument, and is at most each positive one
-    _divisor_facts(it, g, args, [E.eq(E.mod(a, g), 0) for a in map(E.lift, args)] +
-                   [E.bor(E.le(a, 0), E.le(g, a)) for a in map(E.lift, args)])
+    _divisor_facts(it, args, lambda a: E.band(E.eq(E.mod(a, g), 0), E.bor(E.le(a, 0), E.le(g, a))))
     return g
 
 
@@ -688,19 +687,19 @@ def m_lcm(it: Any, args: list, kw: dict, node: Any) -> Any:
         return math.lcm(*args)
     m = it.fresh_int("<lcm>", "unknown", 1)
     # a common multiple: each non-zero argument divides it
-    _divisor_facts(it, m, args, [E.bor(E.eq(a, 0), E.eq(E.mod(m, a), 0)) for a in map(E.lift, args)])
+    _divisor_facts(it, args, lambda a: E.bor(E.eq(a, 0), E.eq(E.mod(m, a), 0)))
     return m
 
 
-def _divisor_facts(it: Any, x: E.Sym, args: list, facts: list) -> None:
-    """State what the new symbol `x` (a gcd or lcm of `args`) satisfies, when the arguments are integers of the
-    inputs only: true wherever it is computed (a fresh symbol per evaluation), while one that names a loop index
-    would hold for a single iteration and is left out."""
+def _divisor_facts(it: Any, args: list, fact: Any) -> None:
+    """State `fact(a)` of each argument `a` of a gcd or lcm (what the new symbol satisfies), when the arguments
+    are integers of the inputs only: true wherever it is computed (a fresh symbol per evaluation), while one that
+    names a loop index would hold for a single iteration and is left out."""
     if it.kb is None or not all(V.is_int(a) for a in args):
         return
     if any(it.is_exec_sym(s) for a in args if isinstance(a, E.Expr) for s in E.free_syms(a)):
         return
-    it.kb.assume(E.band(*facts), None, "divisor")
+    it.kb.assume(E.band(*(fact(E.lift(a)) for a in args)), None, "divisor")
 
 
 def m_isqrt(it: Any, args: list, kw: dict, node: Any) -> Any:

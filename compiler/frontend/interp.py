@@ -367,14 +367,13 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         parts = self._path_parts()
         if not parts:
             return E.TRUE
-        state = self._builder_state()
         return self._conjunction(tuple(c for i, c in enumerate(parts) if not self.kb.known(c)
-                                       and not self._is_implied(c, parts, i, state)))
+                                       and not self._is_implied(c, parts, i)))
 
-    def _is_implied(self, c: E.BExpr, parts: tuple, i: int, state: tuple) -> bool:
+    def _is_implied(self, c: E.BExpr, parts: tuple, i: int) -> bool:
         """Whether `narrow_implied` found `c`, the i-th condition of the path `parts`, implied there, under
         assumptions the kernel still holds."""
-        return any(st[0] == state[0] and len(before) == i and before == parts[:i] and self.kb.intact(st[1], st[2])
+        return any(st[0] == id(self.kb) and len(before) == i and before == parts[:i] and self.kb.intact(st[1], st[2])
                    for before, st in self._implied.get(c, ()))
 
     def _builder_state(self) -> tuple:
@@ -449,10 +448,9 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             # import by kernels written against it)
             return V.BufferVal(ir.TRACER_BUFFERS[name])
         if self.kb is not None and _undefined_in_file(name, self.parsed.get(f.module.path)):
-            self.lint("NKI608", f"name {name!r} is not defined: nothing in {os.path.basename(f.module.path)} binds "
-                                f"it and it is not a builtin, so tracing raises NameError here", node,
-                      severity="warning" if self._path_beyond_assumptions() else None)
-            self.abort_path(node, "undefined")
+            self.trace_error("NKI608", f"name {name!r} is not defined: nothing in {os.path.basename(f.module.path)} "
+                                       f"binds it and it is not a builtin, so tracing raises NameError here", node,
+                             "undefined")
         raise V.NotUnderstood(f"name {name!r} is not defined (or comes from a construct that was not understood)",
                               node)
 
@@ -468,19 +466,21 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         analysis followed to here assigned it (a branch on a symbolic value assigns for both sides; a
         statement not understood assigns unknowns): tracing raises UnboundLocalError here (NKI607)."""
         where = sorted(local_names(f.func.node)[name])
-        path = self._path_beyond_assumptions()
-        self.lint("NKI607", f"{name!r} is assigned in {f.func.name}() (line{'s' if len(where) > 1 else ''} "
-                            f"{', '.join(map(str, where[:3]))}) but not on this path: tracing raises "
-                            f"UnboundLocalError here", node, severity="warning" if path else None)
-        self.abort_path(node, "unbound")
+        self.trace_error("NKI607", f"{name!r} is assigned in {f.func.name}() (line{'s' if len(where) > 1 else ''} "
+                                   f"{', '.join(map(str, where[:3]))}) but not on this path: tracing raises "
+                                   f"UnboundLocalError here", node, "unbound")
 
     def type_error(self, message: str, node: ast.AST | None) -> None:
-        """Tracing raises TypeError here (NKI609: an error when every launch gets here, else a warning); the
-        path ends.  Outside a kernel, the construct is not understood."""
+        """Tracing raises TypeError here (NKI609).  Outside a kernel, the construct is not understood."""
         if self.kb is None:
             raise V.NotUnderstood(message, node)
-        self.lint("NKI609", message, node, severity="warning" if self._path_beyond_assumptions() else None)
-        self.abort_path(node, "type-error")
+        self.trace_error("NKI609", message, node, "type-error")
+
+    def trace_error(self, code: str, message: str, node: ast.AST | None, origin: str) -> None:
+        """Python raises here while tracing (NKI607-NKI609): an error when every launch gets here, else a
+        warning; the path ends."""
+        self.lint(code, message, node, severity="warning" if self._path_beyond_assumptions() else None)
+        self.abort_path(node, origin)
 
     def store_name(self, name: str, value: Any) -> None:
         f = self.frame
