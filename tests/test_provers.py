@@ -333,6 +333,24 @@ def test_concrete_inputs_give_a_real_counterexample():
     assert p._concrete_violation(E.ge(E.mul(N, D), 1), [E.ge(N, 1), E.ge(D, 1)], None) is None
 
 
+def test_concrete_inputs_leave_the_solver_what_the_facts_tie_and_take_what_they_fix():
+    # an implementation number fixed by a fact (and through it, a disjunction fixing the grid), and a size tied
+    # to others by an equality: drawn at random as a whole, the inputs (nearly) never satisfy the facts; only
+    # what the question multiplies or divides by is drawn, the rest is the solver's (linear) to choose
+    impl, grid, t, b, c0, c1, h = (sym(n, i) for i, n in enumerate(["impl", "grid", "t", "b", "c0", "c1", "h"], 70))
+    facts = [E.eq(impl, 4), E.bor(E.ne(impl, 4), E.eq(grid, 2)), E.bor(E.ne(impl, 4), E.eq(E.mod(b, 128), 0)),
+             E.eq(c0, E.add(E.floordiv(t, b), 2)), E.ge(c1, 1), E.ge(b, 1), E.ge(h, 1), E.ge(t, 1)]
+    goal = E.lt(E.floordiv(E.mul(h, grid), b), E.mul(c0, c1))
+    p = Prover([], 2000, inputs=lambda s: not is_exec(s))
+    model = p._concrete_violation(goal, facts, None)
+    assert model is not None
+    assert model[impl] == 4 and model[grid] == 2 and model[b] % 128 == 0
+    assert model[c0] == model[t] // model[b] + 2
+    assert (model[h] * model[grid]) // model[b] >= model[c0] * model[c1]
+    # facts that cannot hold together at the fixed values: no model
+    assert p._concrete_violation(goal, facts + [E.eq(grid, 3)], None) is None
+
+
 def test_a_violation_found_at_concrete_inputs_is_reported_as_violated():
     p = Prover([E.ge(N, 1), E.ge(D, 1)], 2000, inputs=lambda s: not is_exec(s))
     r = p.find_violation(E.le(E.mul(N, D), 4096), [])

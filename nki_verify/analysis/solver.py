@@ -489,6 +489,54 @@ def _candidate(x: E.Sym, attempt: int, iv: Any) -> int:
     return v
 
 
+def _propagate_constants(goal: E.BExpr, keep: list, ranges: dict, inputs: Any) -> tuple:
+    """The inputs the facts fix to one value (`x == 4`, bounds that meet), substituted into the goal and the
+    facts until none is left to fix (a disjunction settled by one value may fix another): (values, goal,
+    facts)."""
+    settled: dict = {}
+    for _ in range(4):
+        refined = dict(ranges)
+        for f in keep:
+            E.refine_ranges(refined, f)
+        new = {x: iv.lo for x, iv in refined.items()
+               if isinstance(x, E.Sym) and x not in settled and iv.lo is not None and iv.lo == iv.hi and inputs(x)}
+        if not new:
+            break
+        settled.update(new)
+        fixed = {x: E.Const(v) for x, v in new.items()}
+        try:
+            goal = E.substitute(goal, fixed)
+            keep = [g for g in (E.substitute(f, fixed) for f in keep) if g != E.TRUE]
+        except ZeroDivisionError:
+            return settled, E.TRUE, keep
+    return settled, goal, keep
+
+
+def _multiplied_inputs(exprs: list, inputs: Any) -> list:
+    """The inputs that are a factor of a product or in a divisor among `exprs`, in a stable order."""
+    found: set = set()
+    seen: set = set()
+
+    def take(e: Any) -> None:
+        found.update(x for x in E.free_syms(e) if isinstance(x, E.Sym) and inputs(x))
+
+    def walk(e: Any) -> None:
+        if id(e) in seen:
+            return
+        seen.add(id(e))
+        if isinstance(e, E.Mul):
+            for f in e.factors:
+                take(f)
+        elif isinstance(e, (E.FloorDiv, E.Mod)) and not isinstance(e.b, E.Const):
+            take(e.b)
+        for c in E.children(e):
+            walk(c)
+
+    for e in exprs:
+        walk(e)
+    return sorted(found, key=lambda x: x.uid)
+
+
 def _quantified(b: Any) -> bool:
     if isinstance(b, E.Exists):
         return True
@@ -844,21 +892,24 @@ class Prover:
         return False, hint
 
     def _concrete_violation(self, goal: E.BExpr, keep: list, hint: dict | None) -> dict | None:
-        """After an undecided query: a violation at concrete input sizes.  With every input fixed the
-        products are constants and the question linear; a model found so is a real counterexample."""
+        """After an undecided query: a violation at concrete input sizes.  The inputs the facts fix (`impl == 4`,
+        and then what the disjunctions naming it settle) are substituted first; of the rest, those the question
+        multiplies or divides by take concrete values, the others stay the solver's to choose (a size the facts
+        tie to the fixed ones, `conditions.shape[0] == n // block + 2`, has values at every choice of them).
+        The products are constants then and the question linear; a model found so is a real counterexample."""
         if self.inputs is None:
             return None
         z3 = _z3()
-        syms: set = set(E.free_syms(goal))
-        for e in keep:
-            syms |= E.free_syms(e)
-        ins = sorted((x for x in syms if isinstance(x, E.Sym) and self.inputs(x)), key=lambda x: x.uid)
-        if not ins or E.size(goal) + sum(E.size(f) for f in keep) > CONCRETE_MAX_SIZE:
+        if E.size(goal) + sum(E.size(f) for f in keep) > CONCRETE_MAX_SIZE:
             return None
+        settled, goal, keep = _propagate_constants(goal, keep, self.ranges, self.inputs)
+        if goal == E.TRUE or E.FALSE in keep:
+            return None
+        ins = _multiplied_inputs([goal] + keep, self.inputs)
         ranges = dict(self.ranges)
         for e in keep:
             E.refine_ranges(ranges, e)
-        for attempt in range(-1 if hint else 0, CONCRETE_ATTEMPTS):
+        for attempt in range(-1 if hint else 0, CONCRETE_ATTEMPTS if ins else 0):
             values = {}
             for x in ins:
                 v = hint.get(x) if attempt < 0 and hint else None
@@ -875,6 +926,7 @@ class Prover:
             if r == z3.sat:
                 model = self._model(s.model())
                 model.update(values)
+                model.update(settled)
                 return model
             # freed before the next attempt's terms are made: z3 reuses the ids of freed terms, and its search
             # depends on term ids (verdicts near the resource limit moved when this solver outlived them)
