@@ -268,6 +268,8 @@ CASES = {
     "b2_partitions.py": {"copy_rows": ([r(128, 64)],), "copy_rows_unchecked": ([r(256, 64)],),
                          "big_tile": ([r(256, 512)],), "scaled_exp_of_rows": ([r(96, 200)],),
                          "scaled_exp_of_too_many_rows": ([r(256, 200)],)},
+    "b2_dtype_itemsize.py": {"transpose_into_a_half_bank": ([r(128, 128, dtype=np.float16)],),
+                             "transpose_across_banks_for_four_bytes": ([r(128, 128)],)},
     "b2_shapes_dtypes.py": {"add_tiles": ([r(128, 512), r(128, 512)],),
                             "row_of_64_kib_whatever_the_dtype": ([r(128, 16384)],),
                             "row_of_256_kib_whatever_the_dtype": ([r(128, 65536)],),

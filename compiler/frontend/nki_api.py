@@ -143,7 +143,9 @@ class NkiMixin:
                 # is known where the dtype matters (see `settled_dtype`)
                 key = (name, known)
                 if key not in self._dtype_eqs:
-                    self._dtype_eqs[key] = self.fresh_bool(f"<{name[1:]} == {known}>")
+                    pred = self._dtype_eqs[key] = self.fresh_bool(f"<{name[1:]} == {known}>")
+                    if self.kb is not None and len(name) > 1:
+                        self._itemsize_of_equal(self.input_itemsize(name), known, pred)
                 return self._dtype_eqs[key]
             if da is not None and db is not None:
                 return da == db

@@ -232,11 +232,26 @@ class TensorMixin:
             return D.size_bytes(dt)
         if self.kb is None or not dt or not dt.startswith("?") or len(dt) < 2:
             return self.fresh_int("<itemsize>", "unknown", 1, 9)
+        return self.input_itemsize(dt)
+
+    def input_itemsize(self, dt: str) -> E.Sym:
+        """The symbol `itemsize(x.dtype)` of an input's dtype `dt` ("?x.dtype"), made once per kernel: 1, 2 or 4,
+        and the size of each dtype the kernel compares it with where it is that dtype (`x.dtype in (nl.float16,
+        nl.bfloat16)` tested for a 2-byte layout, the tile's bytes counted by the itemsize)."""
+        label = f"itemsize({dt[1:]})"
         s = self.kb.itemsizes.get(dt)
-        if s is None:
-            s = self.kb.itemsizes[dt] = self.kb.new_sym(f"itemsize({dt[1:]})", "shape", 1, 5)
+        if s is None or not self.kb.label_taken(label):  # (not yet, or made on a pass since rolled back)
+            s = self.kb.itemsizes[dt] = self.kb.new_sym(label, "shape", 1, 5)
             self.kb.assume(E.bor(E.eq(s, 1), E.eq(s, 2), E.eq(s, 4)), None, "dtype")
+            for (name, known), pred in self._dtype_eqs.items():
+                if name == dt:
+                    self._itemsize_of_equal(s, known, pred)
         return s
+
+    def _itemsize_of_equal(self, s: E.Sym, known: str, pred: E.BExpr) -> None:
+        """`itemsize(x.dtype)` is `known`'s size where `pred` (x.dtype == known) holds."""
+        if known in D.DTYPES and D.size_bytes(known) in (1, 2, 4):
+            self.kb.assume(E.bor(E.bnot(pred), E.eq(s, D.size_bytes(known))), None, "itemsize")
 
     def rank_settled(self) -> set:
         """Inputs whose rank a soft hint may no longer move: stated exactly, agreed with by a use, contradicted

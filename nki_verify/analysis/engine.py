@@ -133,8 +133,10 @@ _ROUND_VALUES = tuple(sorted({2 ** k for k in range(7, 31)} | {128 * k for k in 
 
 # the kernel's facts added to a query only when it finds a violation without them (see KernelAnalysis.lazy):
 # allocated dimensions are at least 1, and what a gcd or lcm of symbolic sizes divides (mod facts with a symbolic
-# divisor, on sizes that half the kernel's questions name: +50 % time on attention_block_tkg given to all of them)
-LAZY_ORIGINS = frozenset({"allocation", "divisor"})
+# divisor, on sizes that half the kernel's questions name: +50 % time on attention_block_tkg given to all of them),
+# and the item size of an input's dtype where the kernel tests which dtype it is (they tie each question on the
+# bytes of a tile to every fact on that dtype: three more NKI901 on nki-library and a tenth more time when eager)
+LAZY_ORIGINS = frozenset({"allocation", "divisor", "itemsize"})
 # analysis-made symbols never collide with the front end's (which count up from 1)
 ANALYSIS_UIDS = 10**9
 
@@ -160,6 +162,12 @@ class KernelAnalysis:
         # slow every query they join (+30 % solver time on the MoE kernels); added only to a query that finds a
         # violation without them
         self.lazy = [a.cond for a in kernel.assumptions if a.origin in LAZY_ORIGINS]
+        # the symbols a question must name for each lazy fact to join it: any of the fact's, but for an item
+        # size's tie to the dtype tests, the item size (the tie matters to the bytes of a tile, not to the other
+        # questions on the dtype, which it only makes harder)
+        self._lazy_on_syms = [(a.cond, frozenset(x for x in E.free_syms(a.cond) if isinstance(x, E.Sym))
+                               if a.origin == "itemsize" else E.free_syms(a.cond))
+                              for a in kernel.assumptions if a.origin in LAZY_ORIGINS]
         # (the input test is a plain function of the symbol table: a bound method would make a reference cycle
         # that keeps the file's z3 context alive until the next garbage collection)
         self.prover = Prover(base, timeout_ms, cache, inputs=functools.partial(_is_input, self.info),
@@ -678,7 +686,7 @@ class KernelAnalysis:
                 self.stats.by_point += 1
                 return None
             goal_syms = E.free_syms(ob.goal)
-            lazy = [f for f in self.lazy if E.free_syms(f) & goal_syms]
+            lazy = self._lazy_naming(goal_syms)
             execs = [x for x in syms if self._is_exec(x)]
             if self._escapes(ob, local, execs, lazy, True, PRECHECK_RLIMIT) is True:
                 return None
@@ -702,7 +710,7 @@ class KernelAnalysis:
             self.undecided += 1  # (another copy of a check shown undecided at its place adds nothing shown)
         if isinstance(verdict, Violated) and self.lazy:
             goal_syms = E.free_syms(ob.goal)
-            extra = [f for f in self.lazy if E.free_syms(f) & goal_syms]
+            extra = self._lazy_naming(goal_syms)
             if extra and any(not _holds(f, verdict.model) for f in extra):
                 verdict = self.prover.find_violation(ob.goal, local + extra, rlimit)
         self.stats.queries = self.prover.queries
@@ -743,6 +751,10 @@ class KernelAnalysis:
             return d
         return self._violation(ob, local, syms, verdict, extra)
 
+    def _lazy_naming(self, syms: frozenset | set) -> list:
+        """The lazy facts (`self.lazy`) a question over `syms` is given once it finds a violation without them."""
+        return [f for f, on in self._lazy_on_syms if on & syms]
+
     def _lazy_on(self, goal: E.BExpr, local: list) -> list:
         """The allocation facts (see `self.lazy`) on the goal's own symbols, each without the alternatives the
         kernel's facts and `local` rule out: an allocation made on a path holds its dimensions at least 1 under
@@ -751,11 +763,8 @@ class KernelAnalysis:
         if self._base_atoms is None:
             self._base_atoms = set().union(*map(conjuncts, self.base))
         atoms = self._base_atoms.union(*map(conjuncts, local))
-        own = E.free_syms(goal)
         out = []
-        for f in self.lazy:
-            if not E.free_syms(f) & own:
-                continue
+        for f in self._lazy_naming(E.free_syms(goal)):
             if isinstance(f, E.BOr):
                 parts = [d for d in f.args if E.bnot(d) not in atoms]
                 if any(d in atoms for d in parts):
