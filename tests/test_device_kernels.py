@@ -270,6 +270,8 @@ CASES = {
                          "scaled_exp_of_too_many_rows": ([r(256, 200)],)},
     "b2_dtype_itemsize.py": {"transpose_into_a_half_bank": ([r(128, 128, dtype=np.float16)],),
                              "transpose_across_banks_for_four_bytes": ([r(128, 128)],)},
+    "b2_tuple_params.py": {"rows_of_a_padded_window": ([r(64, 64), ((1, 1), (0, 0)), None, (1, 1), [0, 1]],),
+                           "rows_of_a_window_one_too_many": ([r(64, 64), ((1, 1), (0, 0)), None, (1, 1)],)},
     "b2_shapes_dtypes.py": {"add_tiles": ([r(128, 512), r(128, 512)],),
                             "row_of_64_kib_whatever_the_dtype": ([r(128, 16384)],),
                             "row_of_256_kib_whatever_the_dtype": ([r(128, 65536)],),

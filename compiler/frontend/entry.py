@@ -1018,6 +1018,9 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     hints.update({p: r for p, r in overrides.items() if r > 0})
     evidence = _tensor_evidence(fn.node, [p.arg for p in pos])
     interp._value_params = _value_evidence(fn.node, [p.arg for p in pos + a.kwonlyargs])
+    for name, kind in _helper_evidence(fn, [p.arg for p in pos + a.kwonlyargs]).items():
+        if name not in evidence:
+            interp._value_params.setdefault(name, kind)
     interp._none_tested = _none_tested(fn.node, {p.arg for p in pos + a.kwonlyargs})
     interp._none_defaults = set()
     interp._placeholders = set()
@@ -1201,6 +1204,10 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
         return kb.new_sym(p.arg, "scalar")
     if kind == "value" and p.arg not in evidence:
         return V.Unknown(f"parameter {p.arg}")
+    if isinstance(kind, str) and kind.startswith("pairs:") and p.arg not in evidence:
+        # `(lo, hi) = padding[0]`: a tuple of tuples of numbers (paddings may be 0)
+        n, m = (int(x) for x in kind.split(":")[1:])
+        return tuple(tuple(kb.new_sym(f"{p.arg}[{i}][{j}]", "shape", 0) for j in range(m)) for i in range(n))
     if isinstance(kind, str) and kind.startswith("sizes:") and p.arg not in evidence:
         return tuple(kb.new_sym(f"{p.arg}[{i}]", "shape", 1) for i in range(int(kind.split(":")[1])))
     if isinstance(kind, str) and kind.startswith("tensors:") and p.arg not in evidence:
@@ -1400,6 +1407,11 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
             names = [alias[s.id] for s in sides if isinstance(s, ast.Name) and s.id in alias]
             consts = [e for s in sides if isinstance(s, (ast.List, ast.Tuple, ast.Set)) for e in s.elts]
             if names and consts and all(isinstance(e, ast.Constant) for e in consts) and \
+                    all(isinstance(op, (ast.Eq, ast.NotEq)) for op in n.ops):
+                # `perm == [0, 1, 2, 3]`: a list of values (a tensor compared so would be a tile of booleans)
+                for nm in names:
+                    out[nm] = "value"
+            elif names and consts and all(isinstance(e, ast.Constant) for e in consts) and \
                     any(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops):
                 # `assert mode in ["copy", "double"]`: one of these values
                 kind = "int" if all(type(e.value) is int for e in consts) else "value"
@@ -1439,7 +1451,63 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
                 for e in shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else ():
                     if isinstance(e, ast.Name) and e.id in alias:
                         out.setdefault(alias[e.id], "int")
+    # a tuple of numbers, as many as the items it reads (at least two: a stride or a dilation per axis)
+    items: dict = {}
+    for x, k in _number_items(fn_node, alias):
+        name = alias[x.value.id]
+        items[name] = max(items.get(name, 2), k + 1)
+    for name, n in items.items():
+        out.setdefault(name, f"sizes:{n}")
+    for name, (n, m) in _tuple_items(fn_node, alias).items():
+        out.setdefault(alias[name], f"pairs:{max(n, 2)}:{m}")
     return out
+
+
+def _helper_evidence(fn: V.FunctionVal, params: list) -> dict:
+    """param -> 'sizes:N' / 'pairs:N:M' for parameters the kernel only hands to a function of its module
+    (`dilated(k, dilation)`) that reads them as tuples of numbers (see _number_items, _tuple_items)."""
+    out: dict = {}
+    names = set(params)
+    for n in walk(fn.node):
+        if not isinstance(n, ast.Call) or not isinstance(n.func, ast.Name):
+            continue
+        callee = fn.module.namespace.get(n.func.id) if fn.module is not None else None
+        if not isinstance(callee, V.FunctionVal) or not isinstance(callee.node, ast.FunctionDef):
+            continue
+        formal = [x.arg for x in callee.node.args.args]
+        passed = {formal[i]: x.id for i, x in enumerate(n.args[:len(formal)]) if isinstance(x, ast.Name)}
+        passed.update({k.arg: k.value.id for k in n.keywords if k.arg in formal and isinstance(k.value, ast.Name)})
+        passed = {f: p for f, p in passed.items() if p in names}
+        if not passed:
+            continue
+        items: dict = {}
+        for x, k in _number_items(callee.node, passed):
+            items[x.value.id] = max(items.get(x.value.id, 2), k + 1)
+        for f, k in items.items():
+            out.setdefault(passed[f], f"sizes:{k}")
+        for f, (k, m) in _tuple_items(callee.node, passed).items():
+            out.setdefault(passed[f], f"pairs:{max(k, 2)}:{m}")
+    return out
+
+
+def _tuple_items(fn_node: ast.AST, names: set | dict) -> dict:
+    """name -> (items read, their length) of `names` whose items the function unpacks into as many names
+    (`lo, hi = padding[0]`): tuples of numbers per axis, not rows of a tensor."""
+    out: dict = {}
+    for n in walk(fn_node):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], (ast.Tuple, ast.List)) \
+                and all(isinstance(e, ast.Name) for e in n.targets[0].elts) and isinstance(n.value, ast.Subscript) \
+                and isinstance(n.value.value, ast.Name) and n.value.value.id in names and \
+                isinstance(n.value.slice, ast.Constant) and type(n.value.slice.value) is int and \
+                n.value.slice.value >= 0:
+            name, k, m = n.value.value.id, n.value.slice.value, len(n.targets[0].elts)
+            if out.get(name, (0, m))[1] != m:
+                out[name] = (0, -1)  # (unpacked into different lengths: not known)
+            elif name in out and out[name][1] < 0:
+                continue
+            else:
+                out[name] = (max(out.get(name, (0, m))[0], k + 1), m)
+    return {k: v for k, v in out.items() if v[1] > 0}
 
 
 TENSOR_ATTRS = frozenset({"shape", "dtype", "reshape", "ap", "buffer", "ndim"})  # attributes only tensors have
@@ -1484,10 +1552,35 @@ def _exact_rank_params(fn_node: ast.AST, params: list) -> list:
 def _tensor_evidence(fn_node: ast.AST, params: list) -> set:
     ps = set(params)
     out: set = set()
+    # (a parameter with items read as numbers: its other items, `x[::dilation[0]]`, `f(dilation[1])`, are too)
+    numbers = {x.value.id for x, _ in _number_items(fn_node, ps)} | set(_tuple_items(fn_node, ps))
     for n in walk(fn_node):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in ps and \
                 n.attr in TENSOR_ATTRS:
             out.add(n.value.id)
-        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in ps:
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in ps and \
+                not (n.value.id in numbers and isinstance(n.slice, ast.Constant) and type(n.slice.value) is int):
             out.add(n.value.id)
+    return out
+
+
+def _number_items(fn_node: ast.AST, names: set | dict) -> list:
+    """[(subscript, index)] of the reads `p[k]` (k a non-negative int) of `names` in integer arithmetic or
+    compared with an int (`(h - 1) * dilation[0]`, `stride[0] == 1`): items of a tuple of numbers (strides,
+    dilations), since a kernel's input tensors are in HBM, where no operator computes on them."""
+    out = []
+
+    def item(x: ast.AST) -> bool:
+        return isinstance(x, ast.Subscript) and isinstance(x.value, ast.Name) and x.value.id in names and \
+            isinstance(x.slice, ast.Constant) and type(x.slice.value) is int and x.slice.value >= 0
+
+    for n in walk(fn_node):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
+            sides = [n.left, n.right]
+        elif isinstance(n, ast.Compare) and any(isinstance(x, ast.Constant) and type(x.value) is int
+                                                for x in n.comparators + [n.left]):
+            sides = [n.left] + list(n.comparators)
+        else:
+            continue
+        out.extend((x, x.slice.value) for x in sides if item(x))
     return out
