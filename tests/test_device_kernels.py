@@ -272,6 +272,8 @@ CASES = {
                              "transpose_across_banks_for_four_bytes": ([r(128, 128)],)},
     "b2_tuple_params.py": {"rows_of_a_padded_window": ([r(64, 64), ((1, 1), (0, 0)), None, (1, 1), [0, 1]],),
                            "rows_of_a_window_one_too_many": ([r(64, 64), ((1, 1), (0, 0)), None, (1, 1)],)},
+    "b2_dataclass_defaults.py": {"stages_of_rows": ([r(128, 64), 100],),
+                                 "stages_of_rows_one_stage_too_many": ([r(160, 64), 128],)},
     "b2_shapes_dtypes.py": {"add_tiles": ([r(128, 512), r(128, 512)],),
                             "row_of_64_kib_whatever_the_dtype": ([r(128, 16384)],),
                             "row_of_256_kib_whatever_the_dtype": ([r(128, 65536)],),

@@ -432,6 +432,14 @@ class CallsMixin:
         if is_dc or any(isinstance(b, V.ExternalVal) and b.path.endswith("NamedTuple") for b in bases):
             cls.dataclass_fields = self._dataclass_fields(cls, node)
             cls.frozen = any(self._dataclass_frozen(d) for d in decos)
+            # as @dataclass leaves the class: a field(default=x) is x as a class attribute
+            # (`Sizes.per_stage`), one with only a factory is not a class attribute at all
+            for name, v in list(cls.attrs.items()):
+                if isinstance(v, FieldSpec):
+                    if v.default is not V.MISSING:
+                        cls.attrs[name] = v.default
+                    else:
+                        del cls.attrs[name]
         elif any(isinstance(b, V.ClassVal) and b.dataclass_fields is not None for b in bases):
             cls.dataclass_fields = None
         return cls
