@@ -274,6 +274,8 @@ CASES = {
                            "rows_of_a_window_one_too_many": ([r(64, 64), ((1, 1), (0, 0)), None, (1, 1)],)},
     "b2_dataclass_defaults.py": {"stages_of_rows": ([r(128, 64), 100],),
                                  "stages_of_rows_one_stage_too_many": ([r(160, 64), 128],)},
+    "b2_power_of_two.py": {"row_in_equal_blocks": ([r(1, 128), 4],),
+                           "row_in_equal_blocks_of_any_count": ([r(1, 128), 3],)},
     "b2_shapes_dtypes.py": {"add_tiles": ([r(128, 512), r(128, 512)],),
                             "row_of_64_kib_whatever_the_dtype": ([r(128, 16384)],),
                             "row_of_256_kib_whatever_the_dtype": ([r(128, 65536)],),

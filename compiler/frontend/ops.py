@@ -276,10 +276,15 @@ class OpsMixin:
         """`x & (x - 1)` (the power-of-two test `x & (x - 1) == 0`) for a positive x: 0 when x is a power of two,
         else a positive integer not followed further (x up to 2**40)."""
         for x, y in ((a, b), (b, a)):
-            if E.lift(y) == E.lift(E.sub(x, 1)) and self.decide(E.ge(E.lift(x), 1)) is True:
+            if E.lift(y) == E.lift(E.sub(x, 1)):
                 pow2 = E.bor(*(E.eq(E.lift(x), 1 << k) for k in range(41)))
                 rest = self.fresh_int("<x & (x - 1) of an x that is not a power of two>", "scalar", 1, None)
-                return E.lower(E.ite(pow2, 0, rest))
+                if self.decide(E.ge(E.lift(x), 1)) is True:
+                    return E.lower(E.ite(pow2, 0, rest))
+                # (`x > 0 and x & (x - 1) == 0`: the `and` does not make x positive here) 0 for x == 0 too; a
+                # negative x keeps its sign bit, so the result is negative
+                neg = self.fresh_int("<x & (x - 1) of a negative x>", "scalar", None, 0)
+                return E.lower(E.ite(E.bor(pow2, E.eq(E.lift(x), 0)), 0, E.ite(E.ge(E.lift(x), 1), rest, neg)))
         return None
 
     def _float_binop(self, op: type, a: Any, b: Any) -> Any:
