@@ -2182,3 +2182,26 @@ def test_a_chunked_loop_is_followed_when_the_kernel_has_spent_its_decisions(monk
     """)
     res = analyze_source(text, "k.py")
     assert [d.code for d in res.diagnostics] == [], [d.message for d in res.diagnostics]
+
+
+def test_an_optional_input_loaded_whole_is_a_tensor_whatever_its_name_holds_later() -> None:
+    # neuronx-distributed's find_index: `start = nl.load(start)`, then arithmetic on the name (the loaded tile by
+    # then); the arithmetic alone made the parameter an integer, and the load "src must be a tensor, got
+    # symbolic int" (NKI902)
+    text = B1_HEADER + src("""
+        @nki.jit
+        def k(x, start=None):
+            assert x.shape == (128, 512)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.load(x[0:128, 0:512])
+            if start is not None:
+                start = nl.load(start)
+                start = start * 2
+                t = nl.multiply(t, start)
+            nl.store(out[0:128, 0:512], value=t)
+            return out
+    """)
+    r = analyze_source(text, "/tmp/k.py")
+    assert not [d for d in r.diagnostics if d.code == "NKI902"]
+    # the given run loads a tensor of symbolic shape: its partitions are checked
+    assert any(d.code == "NKI201" and "'start'" in d.message for d in r.diagnostics)

@@ -1561,6 +1561,13 @@ def _tensor_evidence(fn_node: ast.AST, params: list) -> set:
         elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in ps and \
                 not (n.value.id in numbers and isinstance(n.slice, ast.Constant) and type(n.slice.value) is int):
             out.add(n.value.id)
+        elif isinstance(n, ast.Call):
+            # handed whole to what moves tensors: `nl.load(row_start)`, `nisa.dma_copy(src=x, ...)`
+            fname = _callee(n) or ""
+            operands = [k.value for k in n.keywords if k.arg in ("src", "dst", "data")]
+            if fname in ("load", "load_transpose2d") and n.args:
+                operands.append(n.args[0])
+            out.update(x.id for x in operands if isinstance(x, ast.Name) and x.id in ps)
     return out
 
 
