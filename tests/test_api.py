@@ -2205,3 +2205,28 @@ def test_an_optional_input_loaded_whole_is_a_tensor_whatever_its_name_holds_late
     assert not [d for d in r.diagnostics if d.code == "NKI902"]
     # the given run loads a tensor of symbolic shape: its partitions are checked
     assert any(d.code == "NKI201" and "'start'" in d.message for d in r.diagnostics)
+
+
+def test_a_tensor_annotation_outranks_arithmetic_on_the_name() -> None:
+    # `row_start: nt.tensor = None`, the name later holding the loaded row (find_index's form, loaded through a
+    # subscript here so that only the annotation says the parameter is a tensor)
+    text = B1_HEADER + "import neuronxcc.nki.typing as nt\n" + src("""
+        @nki.jit
+        def k(x, row_start: nt.tensor = None):
+            assert x.shape == (128, 512)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.load(x[0:128, 0:512])
+            if row_start is not None:
+                row_start = helper_load(row_start)
+                row_start = row_start * 2
+                t = nl.multiply(t, row_start)
+            nl.store(out[0:128, 0:512], value=t)
+            return out
+
+        def helper_load(r):
+            return nl.load(r)
+    """)
+    r = analyze_source(text, "/tmp/k.py")
+    assert not [d for d in r.diagnostics if d.code == "NKI902"]
+    # the loaded row spans the input's partitions, whatever they are: checked as a tensor's
+    assert any(d.code == "NKI201" and "row_start.shape[0] partitions" in d.message for d in r.diagnostics)

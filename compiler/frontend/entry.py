@@ -1193,6 +1193,9 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
             return interp.class_input(cls, p.arg, "scalar")
         return V.Unknown(f"parameter {p.arg} of type {ann}")
     kind = getattr(interp, "_value_params", {}).get(p.arg)
+    if isinstance(kind, str) and kind.split(":")[0] in ("int", "value", "sizes", "pairs") and ann and \
+            _names_tensor(ann) and base not in ("tuple", "Tuple", "list", "List", "Sequence"):
+        kind = None  # (`x: nt.tensor`, the name later holding a number: the annotation says what the input is)
     forced = getattr(interp, "_kind_overrides", {}).get(p.arg)
     if forced == V.KIND_INT:
         return kb.new_sym(p.arg, "scalar")
