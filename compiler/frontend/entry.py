@@ -1454,15 +1454,25 @@ def _value_evidence(fn_node: ast.AST, params: list) -> dict:
                 for e in shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else ():
                     if isinstance(e, ast.Name) and e.id in alias:
                         out.setdefault(alias[e.id], "int")
-    # a tuple of numbers, as many as the items it reads (at least two: a stride or a dilation per axis)
+    for name, kind in _tuple_kinds(fn_node, alias).items():
+        out.setdefault(name, kind)
+    return out
+
+
+def _tuple_kinds(fn_node: ast.AST, names: dict) -> dict:
+    """param -> 'sizes:N' / 'pairs:N:M' for the parameters `fn_node` reads as tuples of numbers, `names` mapping
+    each name it reads them by to the parameter: a tuple of as many numbers as the items it reads (at least two:
+    a stride or a dilation per axis), or of tuples of numbers where it unpacks the items (see _number_items,
+    _tuple_items)."""
+    out: dict = {}
     items: dict = {}
-    for x, k in _number_items(fn_node, alias):
-        name = alias[x.value.id]
-        items[name] = max(items.get(name, 2), k + 1)
-    for name, n in items.items():
-        out.setdefault(name, f"sizes:{n}")
-    for name, (n, m) in _tuple_items(fn_node, alias).items():
-        out.setdefault(alias[name], f"pairs:{max(n, 2)}:{m}")
+    for x, k in _number_items(fn_node, names):
+        param = names[x.value.id]
+        items[param] = max(items.get(param, 2), k + 1)
+    for param, n in items.items():
+        out[param] = f"sizes:{n}"
+    for name, (n, m) in _tuple_items(fn_node, names).items():
+        out.setdefault(names[name], f"pairs:{max(n, 2)}:{m}")
     return out
 
 
@@ -1481,36 +1491,28 @@ def _helper_evidence(fn: V.FunctionVal, params: list) -> dict:
         passed = {formal[i]: x.id for i, x in enumerate(n.args[:len(formal)]) if isinstance(x, ast.Name)}
         passed.update({k.arg: k.value.id for k in n.keywords if k.arg in formal and isinstance(k.value, ast.Name)})
         passed = {f: p for f, p in passed.items() if p in names}
-        if not passed:
-            continue
-        items: dict = {}
-        for x, k in _number_items(callee.node, passed):
-            items[x.value.id] = max(items.get(x.value.id, 2), k + 1)
-        for f, k in items.items():
-            out.setdefault(passed[f], f"sizes:{k}")
-        for f, (k, m) in _tuple_items(callee.node, passed).items():
-            out.setdefault(passed[f], f"pairs:{max(k, 2)}:{m}")
+        if passed:
+            for param, kind in _tuple_kinds(callee.node, passed).items():
+                out.setdefault(param, kind)
     return out
 
 
 def _tuple_items(fn_node: ast.AST, names: set | dict) -> dict:
     """name -> (items read, their length) of `names` whose items the function unpacks into as many names
     (`lo, hi = padding[0]`): tuples of numbers per axis, not rows of a tensor."""
-    out: dict = {}
+    read: dict = {}  # name -> how many items it reads
+    lengths: dict = {}  # name -> the lengths they are unpacked into
     for n in walk(fn_node):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], (ast.Tuple, ast.List)) \
                 and all(isinstance(e, ast.Name) for e in n.targets[0].elts) and isinstance(n.value, ast.Subscript) \
                 and isinstance(n.value.value, ast.Name) and n.value.value.id in names and \
                 isinstance(n.value.slice, ast.Constant) and type(n.value.slice.value) is int and \
                 n.value.slice.value >= 0:
-            name, k, m = n.value.value.id, n.value.slice.value, len(n.targets[0].elts)
-            if out.get(name, (0, m))[1] != m:
-                out[name] = (0, -1)  # (unpacked into different lengths: not known)
-            elif name in out and out[name][1] < 0:
-                continue
-            else:
-                out[name] = (max(out.get(name, (0, m))[0], k + 1), m)
-    return {k: v for k, v in out.items() if v[1] > 0}
+            name = n.value.value.id
+            read[name] = max(read.get(name, 0), n.value.slice.value + 1)
+            lengths.setdefault(name, set()).add(len(n.targets[0].elts))
+    # (unpacked into different lengths: not known)
+    return {name: (read[name], next(iter(ms))) for name, ms in lengths.items() if len(ms) == 1}
 
 
 TENSOR_ATTRS = frozenset({"shape", "dtype", "reshape", "ap", "buffer", "ndim"})  # attributes only tensors have

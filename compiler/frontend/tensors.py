@@ -251,7 +251,9 @@ class TensorMixin:
     def _itemsize_of_equal(self, s: E.Sym, known: str, pred: E.BExpr) -> None:
         """`itemsize(x.dtype)` is `known`'s size where `pred` (x.dtype == known) holds."""
         if known in D.DTYPES and D.size_bytes(known) in (1, 2, 4):
-            self.kb.assume(E.bor(E.bnot(pred), E.eq(s, D.size_bytes(known))), None, "itemsize")
+            fact = E.bor(E.bnot(pred), E.eq(s, D.size_bytes(known)))
+            if not self.kb.known(fact):  # (a symbol made for a new predicate has tied it already)
+                self.kb.assume(fact, None, "itemsize")
 
     def rank_settled(self) -> set:
         """Inputs whose rank a soft hint may no longer move: stated exactly, agreed with by a use, contradicted

@@ -158,16 +158,15 @@ class KernelAnalysis:
         self._n_input_facts = len(base)
         base.extend(a.cond for a in kernel.assumptions if a.origin not in LAZY_ORIGINS)
         self.base = base
-        # that allocated dimensions are at least 1: true of every launch, but many, and with divisions that
-        # slow every query they join (+30 % solver time on the MoE kernels); added only to a query that finds a
-        # violation without them
-        self.lazy = [a.cond for a in kernel.assumptions if a.origin in LAZY_ORIGINS]
-        # the symbols a question must name for each lazy fact to join it: any of the fact's, but for an item
-        # size's tie to the dtype tests, the item size (the tie matters to the bytes of a tile, not to the other
-        # questions on the dtype, which it only makes harder)
+        # the lazy facts (LAZY_ORIGINS; that allocated dimensions are at least 1, say: true of every launch, but
+        # many, and with divisions that slow every query they join, +30 % solver time on the MoE kernels), added
+        # only to a query that finds a violation without them; each with the symbols a question must name for it
+        # to join: any of the fact's, but for an item size's tie to the dtype tests, the item size (the tie
+        # matters to the bytes of a tile, not to the other questions on the dtype, which it only makes harder)
         self._lazy_on_syms = [(a.cond, frozenset(x for x in E.free_syms(a.cond) if isinstance(x, E.Sym))
                                if a.origin == "itemsize" else E.free_syms(a.cond))
                               for a in kernel.assumptions if a.origin in LAZY_ORIGINS]
+        self.lazy = [f for f, _ in self._lazy_on_syms]
         # (the input test is a plain function of the symbol table: a bound method would make a reference cycle
         # that keeps the file's z3 context alive until the next garbage collection)
         self.prover = Prover(base, timeout_ms, cache, inputs=functools.partial(_is_input, self.info),
