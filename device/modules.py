@@ -123,11 +123,17 @@ class NkiValidationError(Exception):
     pass
 
 
+class _Mutable:
+    """`nt.mutable`: the qualifier of `nt.tensor[nt.mutable]`, an input the kernel may write in place."""
+
+
 class _TypingTensor:
-    """`nt.tensor[shape, dtype]` annotations: accepted, not enforced."""
+    """`nt.tensor[shape, dtype]` annotations: accepted, not enforced (`nt.tensor[nt.mutable]` is
+    `nt.mutable_tensor`)."""
 
     def __class_getitem__(cls, item: Any) -> Any:
-        return cls
+        items = item if isinstance(item, tuple) else (item,)
+        return _MutableTensor if any(i is _Mutable for i in items) else cls
 
     def __getitem__(self, item: Any) -> Any:
         return self
@@ -238,13 +244,15 @@ class ModuleSet:
                       tensor=_TypingTensor)
         mods["nki"], mods["nki.language"], mods["nki.isa"] = nki, self.b2.language, self.b2.isa
         mods["nki.isa.constants"] = self.b2.isa.constants
-        mods["nki.typing"] = _module("nki.typing", tensor=_TypingTensor, mutable_tensor=_MutableTensor)
+        mods["nki.typing"] = _module("nki.typing", tensor=_TypingTensor, mutable_tensor=_MutableTensor,
+                                     mutable=_Mutable)
         nki.typing = mods["nki.typing"]
         b1 = _module("neuronxcc.nki", jit=jit_decorator("beta1"), baremetal=jit_decorator("beta1"),
                      benchmark=jit_decorator("beta1"), profile=jit_decorator("beta1"), trace=jit_decorator("beta1"),
                      simulate_kernel=simulate_kernel, simulate=simulate, language=self.b1.language, isa=self.b1.isa,
                      Kernel=Kernel, tensor=_TypingTensor)
-        b1.typing = _module("neuronxcc.nki.typing", tensor=_TypingTensor, mutable_tensor=_MutableTensor)
+        b1.typing = _module("neuronxcc.nki.typing", tensor=_TypingTensor, mutable_tensor=_MutableTensor,
+                            mutable=_Mutable)
         # Beta-1 direct allocation (`nki.compiler.sbuf.mod_alloc(...)`): accepted, tiles are allocated as usual
         b1.compiler = _Shim("neuronxcc.nki.compiler")
         mods["neuronxcc.nki.compiler"] = b1.compiler

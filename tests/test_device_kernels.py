@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
 import os
+import sys
 from types import SimpleNamespace
 
 import ml_dtypes
@@ -38,12 +40,31 @@ class BlockConfig:
     n_blocks: int
 
 
+class _OpRegistry:
+    """A stand-in for the custom-operator registry b1_registry_launch.py imports from a package outside the
+    analysed tree (the verifier cannot follow it): `register` wraps the function as a kernel, as such
+    registries do."""
+
+    @staticmethod
+    def register(name: str) -> object:
+        return lambda f: importlib.import_module("neuronxcc.nki").jit(f)
+
+
+@pytest.fixture(autouse=True)
+def _installed_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "op_registry_not_installed", SimpleNamespace(OpRegistry=_OpRegistry))
+
+
 def r(*shape: int, dtype: type = F32) -> np.ndarray:
     return RNG.random(shape).astype(dtype)
 
 
 # file -> kernel (or host launcher) -> (inputs, grid, the kernel function whose markers apply)
 CASES = {
+    "b2_optional_alternatives.py": {
+        "project": ([r(64, 128), r(128, 256), None, r(128, 2), (1, 128)],),
+        "project_scale_past_its_block": ([r(64, 128), r(128, 256), None, r(128, 2), (1, 128)],)},
+    "b1_registry_launch.py": {"row_sum": ([r(256, 64), 2.0],), "row_sum_bug": ([r(256, 64), 2.0],)},
     "b1_dependencies.py": {
         "accumulate_with_plus_equals": ([r(4, 128, 512)],), "accumulate_with_tensor_tensor": ([r(4, 128, 512)],),
         "prefix_rows": ([r(8, 128, 512)],), "prefix_rows_sequential": ([r(8, 128, 512)],)},
@@ -88,6 +109,7 @@ CASES = {
                      "isa_matmul_into_blocks_twice_as_wide": ([r(128, 128), r(128, 1024)],),
                      "isa_matmul_accumulated_into_a_narrower_tile": ([r(128, 128), r(128, 513)],)},
     "b1_memory.py": {"scale_in_place": ([r(128, 512)],), "scale_in_place_declared_mutable": ([r(128, 512)],),
+                     "scale_in_place_tensor_mutable": ([r(128, 512)],),
                      "sixteen_psum_blocks": ([r(128, 128), r(128, 8192)],),
                      "block_wider_than_a_bank": ([r(128, 128), r(128, 512)],),
                      "one_block_too_big": ([r(128, 65536)],), "sum_wide_blocks_in_place": ([r(8, 128, 8192)],),

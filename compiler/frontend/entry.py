@@ -6,6 +6,7 @@ import ast
 import dataclasses
 import itertools
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -177,6 +178,12 @@ def _kernels_of(interp: Interpreter, mod: V.ModuleVal) -> list:
         v = mod.namespace.get(name)
         if isinstance(v, V.FunctionVal) and v.module is mod and id(v) not in found:
             found[id(v)] = V.KernelVal(v, dialect=_module_dialect(mod))
+    for name in _grid_launched(pm.tree) if pm is not None and pm.tree is not None else ():
+        v = mod.namespace.get(name)
+        if isinstance(v, V.FunctionVal) and v.module is mod and id(v) not in found:
+            # launched on a grid (`f[1, heads](...)`) but not known to be a kernel: a decorator the analysis
+            # cannot follow (a registry of custom operators) made it one, since a plain function takes no grid
+            v.kernel = True
     for v in values:
         if isinstance(v, V.FunctionVal) and v.kernel and v.module is mod and id(v) not in found:
             found[id(v)] = V.KernelVal(v, dialect=_module_dialect(mod))
@@ -292,6 +299,15 @@ def _factory_kernels(tree: ast.Module) -> list:
                     for d in n.decorator_list):
                 out.append((n, st.name))
     return out
+
+
+def _grid_launched(tree: ast.Module) -> list:
+    """Decorated module functions launched on a grid somewhere in the module (`f[grid](...)`)."""
+    funcs = {st.name for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and st.decorator_list}
+    return sorted({n.func.value.id for n in walk(tree) if isinstance(n, ast.Call)
+                   and isinstance(n.func, ast.Subscript) and isinstance(n.func.value, ast.Name)
+                   and n.func.value.id in funcs})
 
 
 def _jit_wrapped(tree: ast.Module) -> list:
@@ -627,6 +643,16 @@ def _run_given(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> list
                 # yet"`): a kernel that refuses an input is not at fault, and the run is dropped
                 tried |= only_tested
                 interp._given, interp._given_why = before, why_before
+                if len(only_tested) > 1:
+                    # given one at a time: a kernel may accept each but not both (`if scale is not None: assert
+                    # bias is None`); a run that fails on every path is dropped as above
+                    for p in sorted(only_tested):
+                        interp._given = before | (conditional - only_tested) | {p}
+                        interp._given_why = {**why_before, p: ir.GIVEN_TESTED}
+                        one = _run_with_retries(interp, kv, ctx)
+                        if not _fails_everywhere(one):
+                            out += one
+                    interp._given, interp._given_why = before, why_before
                 continue
         out += runs
     left = sorted(interp._none_derefs - interp._given)
@@ -842,7 +868,8 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
                 # moe_block_tkg's MX weights of rank 2 need their scales, its plain ones of rank 4 do not; the
                 # input is given in another run, see _run_given)
                 raise V.GivenRetry(sorted(dropped)[0]) from None
-            tested = [p for p in interp._none_tests if p not in interp._given and _tensor_param(fn, p)]
+            tested = [p for p in interp._none_tests if p not in interp._given and
+                      (_tensor_param(fn, p) or _numbers_param(interp, p))]
             if tested and not interp._no_retry and not split:
                 # every path fails with an optional input left at None that the kernel tests (`if cache is not
                 # None: ... else: assert cos is not None`): launches pass it.  Tensors only: an object given in
@@ -926,14 +953,14 @@ def _guessed_inputs(interp: Interpreter, kb: KernelBuilder) -> tuple:
 
 def _inout_params(node: ast.AST) -> tuple:
     """Parameters a Beta-1 kernel may write in place: annotated `nt.mutable_tensor` (the Beta-1 errors
-    page's way to make an input writable), or all of an `@nki.trace` function's (a sub-kernel, which its
-    caller hands buffers to update)."""
+    page's way to make an input writable) or `nt.tensor[nt.mutable]`, or all of an `@nki.trace` function's (a
+    sub-kernel, which its caller hands buffers to update)."""
     a = node.args
     params = [p for p in a.posonlyargs + a.args + a.kwonlyargs]
     traced = any((_callee(d) if isinstance(d, ast.Call) else d.attr if isinstance(d, ast.Attribute)
                   else getattr(d, "id", None)) == "trace" for d in node.decorator_list)
     return tuple(p.arg for p in params if traced or (p.annotation is not None and
-                                                     "mutable_tensor" in ast.unparse(p.annotation)))
+                                                     re.search(r"\bmutable", ast.unparse(p.annotation)) is not None))
 
 
 def _value_text(v: Any) -> str:
@@ -946,9 +973,18 @@ def _names_tensor(ann: str) -> bool:
 
 
 def _fails_everywhere(runs: list) -> bool:
-    """Every run of the list failed on every path, by the kernel's own asserts and raises."""
-    return bool(runs) and all(k.complete and any(i.code == "NKI901" and i.message.startswith(EVERY_PATH_FAILS)
+    """Every run of the list failed on every path, by the kernel's own asserts and raises.  (Also where part of
+    the kernel was not understood, NKI902: a statement not understood leaves its targets unknown and the path
+    goes on, so it is not what made the paths fail.)"""
+    return bool(runs) and all(any(i.code == "NKI901" and i.message.startswith(EVERY_PATH_FAILS)
                                                  for i in issues) for k, issues in runs)
+
+
+def _numbers_param(interp: Interpreter, name: str) -> bool:
+    """A parameter the kernel reads as an int or a tuple of ints (`block_size[1] * scale.shape[1]`): given in
+    place of its None default, it is symbols the kernel's own asserts constrain."""
+    kind = getattr(interp, "_value_params", {}).get(name)
+    return isinstance(kind, str) and kind.split(":")[0] in ("int", "sizes", "pairs")
 
 
 def _tensor_param(fn: Any, name: str) -> bool:

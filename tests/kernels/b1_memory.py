@@ -109,6 +109,15 @@ def scale_in_place_declared_mutable(x: nt.mutable_tensor):
     return x
 
 
+@nki.jit
+def scale_in_place_tensor_mutable(x: nt.tensor[nt.mutable]):
+    # the same, spelled as a tensor type with the mutable qualifier
+    assert x.shape == (128, 512)
+    t = nl.load(x)
+    nl.store(x, value=nl.exp(t))
+    return x
+
+
 @nki.trace
 def accumulate_into(acc, x):
     # an @nki.trace sub-kernel: its caller hands it a buffer to update, so writing what it read is its job
