@@ -180,8 +180,15 @@ class TensorMixin:
     def tensor_attr(self, tv: V.TensorVal, name: str, node: ast.AST | None) -> Any:
         if name == "shape":
             param = getattr(self, "_guessed_ranks", {}).get(tv.tensor.id)
-            if param is not None and tuple(tv.shape) == tuple(E.lower(d) for d in tv.tensor.shape):
-                return V.guessed(tuple(tv.shape), param)
+            if param is not None and len(tv.shape) <= len(tv.tensor.shape):
+                # (a view that indexes away leading axes, `x[0].shape`, lacks that many of the input's axes)
+                return V.guessed(tuple(tv.shape), param, len(tv.tensor.shape) - len(tv.shape))
+            hint = getattr(self, "_tile_from_guess", {}).get(tv.tensor.id)
+            if hint is not None and len(tv.shape) == len(tv.tensor.shape):
+                # a tile loaded from such a view (`re = nl.load(u[0])`) lacks as many: `re.shape == (128, 128)`
+                # says the input has two axes more than the tile, as `u[0].shape == (128, 128)` would
+                param, full, rank = hint
+                return V.guessed(tuple(tv.shape), param, full - rank)
             return tuple(tv.shape)
         if name == "dtype":
             dt = tv.dtype

@@ -54,3 +54,30 @@ def sum_first_rows_of_the_caches(k_cache, v_cache):
     out = nl.ndarray((128, d), dtype=v_cache.dtype, buffer=nl.shared_hbm)
     nl.store(out, value=nl.add(nl.load(k_cache[0, 0:128, 0:d]), nl.load(v_cache[0, 0:128, 0:d])))
     return out
+
+
+@nki.jit
+def apply_both_parts(state, u):
+    # u holds a real and an imaginary 128 x 128 part: only the loaded tiles' shapes say so (at the guessed rank
+    # 2, u[0] is a row and the asserts fail on every path)
+    assert u.shape[0] == 2
+    re = nl.load(u[0])
+    im = nl.load(u[1])
+    assert re.shape == (128, 128) and u[1].shape == (128, 128)
+    assert state.shape == (128, 512)
+    s = nl.load(state)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.add(nl.matmul(re, s, transpose_x=True), nl.matmul(im, s, transpose_x=True)))
+    return out
+
+
+@nki.jit
+def apply_a_third_part(state, u):
+    re = nl.load(u[0])
+    assert re.shape == (128, 128) and u.shape[0] == 2
+    assert state.shape == (128, 512)
+    s = nl.load(state)
+    extra = nl.load(u[2])  # expect: NKI101 error
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.add(nl.matmul(re, s, transpose_x=True), nl.matmul(extra, s, transpose_x=True)))
+    return out
