@@ -2230,3 +2230,30 @@ def test_a_tensor_annotation_outranks_arithmetic_on_the_name() -> None:
     assert not [d for d in r.diagnostics if d.code == "NKI902"]
     # the loaded row spans the input's partitions, whatever they are: checked as a tensor's
     assert any(d.code == "NKI201" and "row_start.shape[0] partitions" in d.message for d in r.diagnostics)
+
+
+def test_a_constant_of_an_internal_nki_module_is_one_unknown_number() -> None:
+    # `from neuronxcc.nki._pre_prod_kernels.x import TILE_SIZE`: not modelled, said once; the kernel is still
+    # analysed with TILE_SIZE one number throughout (it was an NKI902 at every use and, the shape assert false,
+    # every path failed)
+    text = B1_HEADER + "from neuronxcc.nki._pre_prod_kernels.blockwise import TILE_SIZE\n" + src("""
+        @nki.jit
+        def k(x, w):
+            assert w.shape == (TILE_SIZE, 2 * TILE_SIZE)
+            assert x.shape == (128, 512)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            wt = nl.load(w[0:TILE_SIZE, 0:2 * TILE_SIZE])
+            t = nl.load(x[0:128, 0:512])
+            nl.store(out[0:128, 0:512], value=t)
+            return out
+    """)
+    lines = text.splitlines()
+    load_w = next(i for i, t in enumerate(lines, 1) if "wt = " in t)
+    r = analyze_source(text, "/tmp/k.py")
+    not_modelled = [d for d in r.diagnostics if d.code == "NKI902"]
+    assert len(not_modelled) == 1 and "TILE_SIZE" in not_modelled[0].message
+    assert not [d for d in r.diagnostics if "every path" in d.message]
+    # the slice of w is within w's shape whatever TILE_SIZE is (the same number on both sides); whether the
+    # tile fits the partitions depends on it, and is said so
+    at_load = [d for d in r.diagnostics if d.line == load_w]
+    assert [d.code for d in at_load] == ["NKI901"] and "TILE_SIZE partitions" in at_load[0].message

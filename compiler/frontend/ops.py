@@ -71,6 +71,11 @@ def _nc_gen(v: Any) -> Any:
     return v
 
 
+def _internal_api(v: Any) -> bool:
+    """A member of an internal NKI module (`nki._pre_prod_kernels...`, `nki.private_api...`)."""
+    return isinstance(v, V.ApiVal) and any(p.startswith("_") or p == "private_api" for p in v.path.split(".")[:-1])
+
+
 class OpsMixin:
     """Operators; mixed into the Interpreter (uses self.kb, self.fresh_int, ...)."""
 
@@ -95,6 +100,16 @@ class OpsMixin:
             return self.fresh_int(v.reason if v.span is not None else f"<{v.reason}>")
         if isinstance(v, V.SymFloat):
             return self.fresh_int(f"<float {what}>")
+        if _internal_api(v) and self.kb is not None:
+            # a constant of an internal NKI module (`from neuronxcc.nki._pre_prod_kernels.x import TILE_SIZE`):
+            # said once, then one unknown number for every use, so that what does not depend on it is checked
+            memo = self.__dict__.setdefault("_api_numbers", {})
+            key = (id(self.kb), v.path)
+            if key not in memo:
+                self.not_understood(f"nki.{v.path} (an internal NKI module's constant) is not modelled by the "
+                                    "verifier: its value is unknown", self.current_stmt)
+                memo[key] = (self.kb, self.fresh_int(f"nki.{v.path}"))
+            return memo[key][1]
         self.none_fails_for_rank(v)
         raise V.NotUnderstood(f"expected an integer for {what}, got {V.describe(v)}")
 
@@ -234,6 +249,8 @@ class OpsMixin:
             return self._float_binop(op, a, b)
         if isinstance(a, (V.Unknown, V.HostArray)) or isinstance(b, (V.Unknown, V.HostArray)):
             return self.host_binop(op, a, b)
+        if (_internal_api(a) and V.is_int(b)) or (_internal_api(b) and V.is_int(a)):
+            return self.binop(op, self.as_int(a), self.as_int(b), node)  # (an internal module's constant: as_int)
         if isinstance(a, (V.DTypeVal, V.ApiVal)) or isinstance(b, (V.DTypeVal, V.ApiVal)):
             return V.Unknown("operator on an NKI API value")
         for x in (a, b):
@@ -484,6 +501,9 @@ class OpsMixin:
                     self._rank_confirmed.add(x.param)
         if (V.is_int(a) or isinstance(a, bool)) and (V.is_int(b) or isinstance(b, bool)):
             r = E.eq(self.as_int(a), self.as_int(b))
+            return r.value if isinstance(r, E.BConst) else r
+        if (_internal_api(a) and V.is_int(b)) or (_internal_api(b) and V.is_int(a)):
+            r = E.eq(self.as_int(a), self.as_int(b))  # (an internal module's constant, see as_int)
             return r.value if isinstance(r, E.BConst) else r
         if isinstance(a, tuple) and isinstance(b, tuple):
             if len(a) != len(b):
