@@ -2257,3 +2257,27 @@ def test_a_constant_of_an_internal_nki_module_is_one_unknown_number() -> None:
     # tile fits the partitions depends on it, and is said so
     at_load = [d for d in r.diagnostics if d.line == load_w]
     assert [d.code for d in at_load] == ["NKI901"] and "TILE_SIZE partitions" in at_load[0].message
+
+
+def test_a_circulant_constant_has_the_shape_of_its_first_column() -> None:
+    # scipy.linalg.circulant(c) is len(c) x len(c), and np.kron of it with an identity a block diagonal: the
+    # constant built from them is (n_blocks * 32) x (n_blocks * 32), what the loads' checks are about
+    text = B1_HEADER + "import numpy as np\nfrom scipy.linalg import circulant\n" + src("""
+        def rotation(n_blocks):
+            base = np.zeros(32)
+            base[1] = 1
+            return np.kron(np.eye(n_blocks), circulant(base)).astype(np.float32)
+
+        @nki.jit
+        def k(x):
+            assert x.shape == (128, 512)
+            r = nl.load(nl.shared_constant(rotation(4)))
+            r2 = nl.load(nl.shared_constant(rotation(5)))
+            out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            nl.store(out, value=nl.matmul(r, nl.load(x), transpose_x=True))
+            return out
+    """)
+    r = analyze_source(text, "/tmp/k.py")
+    assert not [d for d in r.diagnostics if d.code in ("NKI901", "NKI902")]
+    wide = [d for d in r.diagnostics if d.code == "NKI201"]
+    assert len(wide) == 1 and "160 partitions" in wide[0].message and wide[0].severity == "error"

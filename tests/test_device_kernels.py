@@ -64,6 +64,8 @@ CASES = {
     "b2_optional_alternatives.py": {
         "project": ([r(64, 128), r(128, 256), None, r(128, 2), (1, 128)],),
         "project_scale_past_its_block": ([r(64, 128), r(128, 256), None, r(128, 2), (1, 128)],)},
+    "b1_numpy_constants.py": {"add_quadrant_offsets": ([r(128, 64)],), "rotate_blocks": ([r(128, 256)],),
+                              "stacked_offsets_one_block_too_many": ([r(128, 64)],)},
     "b1_registry_launch.py": {"row_sum": ([r(256, 64), 2.0],), "row_sum_bug": ([r(256, 64), 2.0],)},
     "b1_dependencies.py": {
         "accumulate_with_plus_equals": ([r(4, 128, 512)],), "accumulate_with_tensor_tensor": ([r(4, 128, 512)],),
@@ -464,6 +466,15 @@ def test_every_marker_of_runtime_codes_is_covered() -> None:
             for code, _ in items:
                 if code in RUNTIME_CODES:
                     assert (code, os.path.abspath(path), line) in covered, f"{f}:{line} {code} has no device case"
+
+
+def test_constants_built_with_numpy_match_numpy() -> None:
+    path = os.path.join(KERNELS, "b1_numpy_constants.py")
+    x = r(128, 64)
+    want = x + np.repeat(np.arange(4) * 64, 32).reshape(128, 1)
+    np.testing.assert_allclose(device.run(path, x, kernel="add_quadrant_offsets"), want, rtol=1e-6)
+    y = r(128, 256)
+    np.testing.assert_allclose(device.run(path, y, kernel="rotate_blocks"), 2 * y, rtol=1e-6)
 
 
 def test_seed_tensor_add_kernels_match_numpy() -> None:

@@ -104,6 +104,9 @@ class HostMixin:
         arr = self._host_constructor(path, args, kwargs, node)
         if arr is not None:
             return arr
+        arr = self._host_combined(path, last, args, kwargs, node)
+        if arr is not None:
+            return arr
         if path.startswith(("numpy.", "torch.", "jax.numpy.")):
             arr = self._host_elementwise(last, args, kwargs, node)
             if arr is not None:
@@ -149,6 +152,67 @@ class HostMixin:
             reps = [1] * (width - len(reps)) + list(reps)
             return V.HostArray(tuple(E.lower(E.mul(d, r)) for d, r in zip(shape, reps)), args[0].dtype,
                                args[0].label)
+        return None
+
+    def _host_combined(self, path: str, name: str, args: list, kwargs: dict, node: ast.AST | None) -> Any | None:
+        """The shape of arrays made from others (host code building a kernel's constants): np.repeat,
+        np.kron, np.concatenate / np.stack / np.vstack / np.hstack, scipy.linalg.circulant.  None when the
+        function is not one of these or its operands are not arrays of known shape."""
+        if not path.startswith(("numpy.", "jax.numpy.", "scipy.linalg.")):
+            return None
+        arrays = [a for a in args if isinstance(a, V.HostArray)]
+        if name == "circulant" and len(args) == 1 and arrays:
+            n = self.host_shape(arrays[0], node)
+            return V.HostArray((n[0], n[0]), arrays[0].dtype, path) if len(n) == 1 else None
+        if name == "repeat" and len(args) >= 2 and arrays and args[0] is arrays[0] and V.is_int(args[1]):
+            shape = list(self.host_shape(arrays[0], node))
+            reps = self.as_int(args[1])
+            axis = args[2] if len(args) > 2 else kwargs.get("axis")
+            if axis is None:
+                total: E.IntLike = reps
+                for d in shape:
+                    total = E.lower(E.mul(total, d))
+                return V.HostArray((total,), arrays[0].dtype, path)
+            if isinstance(axis, int) and -len(shape) <= axis < len(shape):
+                shape[axis] = E.lower(E.mul(shape[axis], reps))
+                return V.HostArray(tuple(shape), arrays[0].dtype, path)
+            return None
+        if name == "kron" and len(args) == 2 and len(arrays) == 2:
+            a, b = (self.host_shape(x, node) for x in arrays)
+            width = max(len(a), len(b))
+            a, b = (1,) * (width - len(a)) + tuple(a), (1,) * (width - len(b)) + tuple(b)
+            return V.HostArray(tuple(E.lower(E.mul(x, y)) for x, y in zip(a, b)), arrays[0].dtype, path)
+        if name in ("concatenate", "stack", "vstack", "hstack") and args:
+            try:
+                parts = self.iterate_known(args[0], node)
+            except V.NotUnderstood:
+                return None
+            if not parts or not all(isinstance(x, V.HostArray) for x in parts):
+                return None
+            shapes = [self.host_shape(x, node) for x in parts]
+            first = list(shapes[0])
+            if any(len(sh) != len(first) for sh in shapes):
+                return None
+            axis = args[1] if len(args) > 1 else kwargs.get("axis", 0)
+            if name == "vstack":
+                if len(first) == 1:
+                    return V.HostArray((len(parts), first[0]), parts[0].dtype, path)
+                name, axis = "concatenate", 0
+            elif name == "hstack":
+                name, axis = "concatenate", 0 if len(first) == 1 else 1
+            if not isinstance(axis, int):
+                return None
+            if name == "stack":
+                axis = axis + len(first) + 1 if axis < 0 else axis
+                return V.HostArray(tuple(first[:axis]) + (len(parts),) + tuple(first[axis:]), parts[0].dtype, path)
+            axis = axis + len(first) if axis < 0 else axis
+            if not 0 <= axis < len(first):
+                return None
+            total = first[axis]
+            for sh in shapes[1:]:
+                total = E.lower(E.add(total, sh[axis]))
+            first[axis] = total
+            return V.HostArray(tuple(first), parts[0].dtype, path)
         return None
 
     def _host_constructor(self, path: str, args: list, kwargs: dict, node: ast.AST | None) -> Any | None:
