@@ -2281,3 +2281,27 @@ def test_a_circulant_constant_has_the_shape_of_its_first_column() -> None:
     assert not [d for d in r.diagnostics if d.code in ("NKI901", "NKI902")]
     wide = [d for d in r.diagnostics if d.code == "NKI201"]
     assert len(wide) == 1 and "160 partitions" in wide[0].message and wide[0].severity == "error"
+
+
+def test_a_parameter_every_call_passes_a_float_is_a_number() -> None:
+    # the kernel only divides a tile by `scale` and masks with `fill`: nothing in it says they are numbers, but
+    # the module's call passes math.sqrt(...) and torch.finfo(...).min (it was a tensor in HBM: NKI303, NKI501)
+    text = B1_HEADER + "import math\nimport torch\n" + src("""
+        @nki.jit
+        def scaled(x, scale, fill):
+            assert x.shape == (128, 512)
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.load(x) / scale
+            nl.store(out, value=nl.where(t > 0, t, fill))
+            return out
+
+        class Attention:
+            def forward(self, q):
+                return scaled(q, math.sqrt(self.head_dim), torch.finfo(q.dtype).min)
+    """)
+    r = analyze_source(text, "/tmp/k.py")
+    assert r.diagnostics == []
+    # a call that passes something else for it (a name, here) leaves the parameter to the kernel's own uses
+    r = analyze_source(text + "\n\ndef other(q, s):\n    return scaled(q, s, -1.0)\n", "/tmp/k.py")
+    assert any(d.code == "NKI303" and "'scale'" in d.message for d in r.diagnostics)
+    assert not any("'fill'" in d.message for d in r.diagnostics)

@@ -1057,6 +1057,11 @@ def _entry_args(interp: Interpreter, kb: KernelBuilder, fn: V.FunctionVal, ctx: 
     for name, kind in _helper_evidence(fn, [p.arg for p in pos + a.kwonlyargs]).items():
         if name not in evidence:
             interp._value_params.setdefault(name, kind)
+    pm = interp.index.parse(fn.module.path) if fn.module is not None else None
+    if pm is not None and pm.tree is not None:
+        for name in _float_launch_args(pm.tree, fn.node):
+            if name not in evidence:
+                interp._value_params.setdefault(name, "float")
     interp._none_tested = _none_tested(fn.node, {p.arg for p in pos + a.kwonlyargs})
     interp._none_defaults = set()
     interp._placeholders = set()
@@ -1243,6 +1248,8 @@ def _symbolic_param(interp: Interpreter, kb: KernelBuilder, p: ast.arg, hints: d
         return kb.new_sym(p.arg, "scalar")
     if kind == "value" and p.arg not in evidence:
         return V.Unknown(f"parameter {p.arg}")
+    if kind == "float" and p.arg not in evidence:
+        return V.OPAQUE_FLOAT
     if isinstance(kind, str) and kind.startswith("pairs:") and p.arg not in evidence:
         # `(lo, hi) = padding[0]`: a tuple of tuples of numbers (paddings may be 0)
         n, m = (int(x) for x in kind.split(":")[1:])
@@ -1400,6 +1407,52 @@ def _vector_params(fn_node: ast.AST, ps: set) -> set:
                 top.slice.value == 0
         simple[n.id] = simple.get(n.id, True) and ok
     return {k for k, v in simple.items() if v}
+
+
+FLOAT_FUNCS = frozenset({"sqrt", "exp", "log", "log2", "log10", "pow", "float", "rsqrt", "tanh", "cos", "sin"})
+
+
+def _float_valued(e: ast.AST) -> bool:
+    """An expression that is a Python float whatever the names in it hold: a float literal, `math.sqrt(...)`,
+    `float(...)`, `torch.finfo(dtype).min`, and arithmetic on those with numbers."""
+    if isinstance(e, ast.Constant):
+        return isinstance(e.value, float)
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        return _float_valued(e.operand)
+    if isinstance(e, ast.BinOp):
+        sides = (e.left, e.right)
+        return any(_float_valued(x) for x in sides) and all(
+            _float_valued(x) or isinstance(x, ast.Constant) and isinstance(x.value, int) for x in sides)
+    if isinstance(e, ast.Call):
+        return _callee(e) in FLOAT_FUNCS and (isinstance(e.func, ast.Name) or (
+            isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name)
+            and e.func.value.id in ("math", "np", "numpy")))
+    if isinstance(e, ast.Attribute) and e.attr in ("min", "max", "eps", "tiny", "smallest_normal"):
+        return isinstance(e.value, ast.Call) and _callee(e.value) == "finfo"
+    return False
+
+
+def _float_launch_args(tree: ast.Module, fn_node: ast.AST) -> list:
+    """Parameters of kernel `fn_node` that every call of it in the module that binds them binds to a float
+    (`kernel(q, k, math.sqrt(d), mask, torch.finfo(q.dtype).min)`, `kernel[grid](x, 1.0 / h)`): numbers, not
+    tensors, though the kernel only computes with them (`tile / scale`).  Syntactic, like a reader's."""
+    a = fn_node.args
+    pos = [p.arg for p in a.posonlyargs + a.args]
+    names = set(pos) | {p.arg for p in a.kwonlyargs}
+    seen: dict = {}
+    for n in walk(tree):
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func.value if isinstance(n.func, ast.Subscript) else n.func
+        if not (isinstance(f, ast.Name) and f.id == fn_node.name or isinstance(f, ast.Attribute)
+                and f.attr == fn_node.name):
+            continue
+        if any(isinstance(x, ast.Starred) for x in n.args):
+            continue
+        bound = list(zip(pos, n.args)) + [(k.arg, k.value) for k in n.keywords if k.arg in names]
+        for name, arg in bound:
+            seen[name] = seen.get(name, True) and _float_valued(arg)
+    return sorted(name for name, is_float in seen.items() if is_float)
 
 
 def _value_evidence(fn_node: ast.AST, params: list) -> dict:
