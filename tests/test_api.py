@@ -1113,6 +1113,27 @@ def test_a_relative_import_crosses_directories_without_an_init_file(tmp_path) ->
     assert len(missing) == 1 and "..nothere" in missing[0].message and "n_tiles()" in missing[0].message
 
 
+def test_an_absolute_import_of_a_project_package_is_found_from_the_files_ancestors(tmp_path) -> None:
+    # repo/lib/kernels/k.py imports `lib.util.sizes` as a script run from repo/ would (no __init__.py, or one in
+    # repo/ itself, so no package root holds `lib`): found in an ancestor of the file, up to the project's top
+    repo = tmp_path / "repo"
+    (repo / "lib" / "kernels").mkdir(parents=True)
+    (repo / "lib" / "util").mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (repo / "lib" / "util" / "sizes.py").write_text("def n_tiles(n):\n    return n // 128 + 1\n")
+    path = str(repo / "lib" / "kernels" / "k.py")
+    text = NAMESPACE_KERNEL.replace("from ..{module} import", "from lib.util.sizes import")
+    diags = verify_source(text, path)
+    assert sorted({(d.code, d.severity) for d in diags}) == [("NKI101", "error")]
+    # not above the project's top: a package beside it is not the project's
+    (tmp_path / "other" / "util").mkdir(parents=True)
+    (tmp_path / "other" / "util" / "sizes.py").write_text("def n_tiles(n):\n    return n // 128\n")
+    text = NAMESPACE_KERNEL.replace("from ..{module} import", "from other.util.sizes import")
+    diags = verify_source(text, path)
+    assert [d.code for d in diags if d.code == "NKI902"] == ["NKI902"] and "'other'" in diags[0].message
+    assert not [d for d in diags if d.severity == "error"]
+
+
 def test_calling_a_module_imported_from_a_package_is_a_type_error(tmp_path) -> None:
     # pkg/__init__.py imports nothing: `from . import fill` is the module pkg/fill.py, and calling it raises
     # TypeError when the path is traced (nki-library's qkv_cte on its static-quantisation path); -np.inf is a float

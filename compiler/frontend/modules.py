@@ -3,8 +3,9 @@
 A file's package is found by walking up `__init__.py` directories; absolute
 imports are resolved against that package root, the file's own directory
 (scripts that import their siblings), a `src/` layout next to a
-`pyproject.toml` and the directories of the search-path option.  Relative
-imports are resolved from the file's package.
+`pyproject.toml` and the directories of the search-path option, and a dotted
+name found nowhere else against the file's ancestor directories up to the
+project's top.  Relative imports are resolved from the file's package.
 
 A module found nowhere else is looked for among the installed packages (the
 directories of this interpreter's path, read as files): an NKI helper
@@ -177,8 +178,32 @@ class ModuleIndex:
             hit = self._find(root, dotted.split("."))
             if hit:
                 return hit
+        if "." in dotted:
+            # a package of the project that no root holds: `from kernel_library.allocation.utils import f` in
+            # kernel_library/k.py of a repository run from its top (namespace packages, or a top directory
+            # with an __init__.py of its own): the entry file's ancestors, up to the project's top
+            for d in self._ancestors():
+                hit = self._find(d, dotted.split("."))
+                if hit:
+                    return hit
         site = self._installed_root(head)
         return self._find(site, dotted.split(".")) if site else None
+
+    def _ancestors(self) -> list:
+        """The entry file's ancestor directories not among the roots, nearest first, up to the first that marks
+        a project's top (a .git, pyproject.toml or setup.py) and at most 8."""
+        out = []
+        d = os.path.dirname(self.entry_path)
+        for _ in range(8):
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+            if d not in self.roots:
+                out.append(d)
+            if any(os.path.exists(os.path.join(d, m)) for m in (".git", "pyproject.toml", "setup.py")):
+                break
+        return out
 
     def _installed_root(self, top: str) -> str | None:
         """The site directory of an installed package that uses NKI, else None (read, never imported)."""
