@@ -2326,3 +2326,33 @@ def test_a_parameter_every_call_passes_a_float_is_a_number() -> None:
     r = analyze_source(text + "\n\ndef other(q, s):\n    return scaled(q, s, -1.0)\n", "/tmp/k.py")
     assert any(d.code == "NKI303" and "'scale'" in d.message for d in r.diagnostics)
     assert not any("'fill'" in d.message for d in r.diagnostics)
+
+
+def test_every_path_failing_in_an_assertion_helper_names_where_the_helper_was_called(tmp_path) -> None:
+    # the kernel calls a library function whose `check(...)` (an assertion helper) fails for the arguments it
+    # passes: the failing line is the helper's own assert, which says nothing; its caller's line says which
+    # condition it is
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    (tmp_path / "lib" / "checks.py").write_text("def check(cond, text):\n    assert cond, f'invalid: {text}'\n")
+    (tmp_path / "lib" / "ops.py").write_text(src("""
+        from .checks import check
+
+        def scale_rows(x, skip_store=False):
+            check(not skip_store, "skip_store is not supported")
+            return x
+    """))
+    text = src("""
+        import nki
+        import nki.language as nl
+        from lib.ops import scale_rows
+
+        @nki.jit
+        def k(x):
+            out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+            scale_rows(x, skip_store=True)
+            return out
+    """)
+    (d,) = verify_source(text, str(tmp_path / "k.py"))
+    assert d.code == "NKI901" and "every path through this kernel fails" in d.message
+    assert "fails at checks.py:2, called at ops.py:4 (reached through the call at line 8)" in d.message

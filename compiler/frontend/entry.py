@@ -998,10 +998,18 @@ def _tensor_param(fn: Any, name: str) -> bool:
 
 
 def _where(span: ir.Span, entry_file: str) -> str:
-    """`line 12` (in the kernel's file) or `helpers.py:12`, with the call that reaches it from the kernel."""
-    at = f"line {span.line}" if span.file == entry_file else f"{os.path.basename(span.file)}:{span.line}"
+    """`line 12` (in the kernel's file) or `helpers.py:12`, with the call that reaches it from the kernel, and
+    where the function holding it was called when that is another call (an assertion helper's caller, where the
+    condition is: `kernel_assert.py:17, called at router_topk.py:260`)."""
+
+    def place(s: ir.Span) -> str:
+        return f"line {s.line}" if s.file == entry_file else f"{os.path.basename(s.file)}:{s.line}"
+
+    at = place(span)
     via = getattr(span, "via", None)
     if via:
+        if len(via) > 1:
+            at += f", called at {place(via[-1])}"
         at += f" (reached through the call at line {via[0].line})"
     return at
 
