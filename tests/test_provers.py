@@ -72,6 +72,33 @@ def test_column_halves_of_a_symbolic_width_do_not_overlap():
     assert radix.refutes(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
 
 
+def test_tiles_of_segments_whose_tile_counts_differ_do_not_overlap():
+    # for seg in range(3): for nt in affine_range(n[seg]): acc[p, nt*T + e] (a partition stride n[seg]*T), the
+    # third segment's count a difference of inputs, (D - 2*K) // 128: the segment is the same for both
+    # iterations, so each case of it is a mixed radix (T, then T * n[seg]); and D - 2*K, negative wherever the
+    # inputs are equal, is ordered where it is positive, which the executions' existence makes it
+    T, D, Kd = sym("T", 30), sym("D", 31), sym("K", 32)
+    seg = sym("seg", EXEC_UIDS + 40)
+    (nt_p, nt_q), (e_p, e_q), (p_p, p_q) = two("nt", 41), two("e", 42), two("part", 43)
+    first, third = E.floordiv(Kd, 128), E.floordiv(E.sub(D, E.mul(2, Kd)), 128)
+    count = E.ite(E.eq(seg, 0), first, E.ite(E.eq(seg, 1), first, third))
+    base = [E.ge(T, 1), E.ge(D, 1), E.ge(Kd, 128), E.eq(E.mod(Kd, 128), 0), E.eq(E.mod(D, 128), 0)]
+    facts = [E.ge(seg, 0), E.le(seg, 2)]
+    for nt, e, part in ((nt_p, e_p, p_p), (nt_q, e_q, p_q)):
+        facts += in_range(nt, 0, count) + in_range(e, 0, T) + in_range(part, 0, 128)
+    facts.append(E.ne(nt_p, nt_q))
+
+    def addr(nt: E.Sym, e: E.Sym, part: E.Sym) -> E.Expr:
+        return E.add(e, E.mul(T, nt), E.mul(E.mul(T, count), part))
+
+    goal = E.ne(addr(nt_p, e_p, p_p), addr(nt_q, e_q, p_q))
+    ranges = {seg: E.Interval(0, 2), T: E.Interval(1, None), Kd: E.Interval(128, None), D: E.Interval(1, None)}
+    assert radix.refutes(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
+    # two segments' tiles at the same partition stride are another matter: no digit argument (the solver's)
+    shifted = E.ne(addr(nt_p, e_p, p_p), E.add(addr(nt_q, e_q, p_q), T))
+    assert not radix.refutes(shifted, facts + base, is_exec, ranges, proved_by(prover(base)))
+
+
 def test_a_program_s_column_blocks_are_an_inner_compound_and_a_pinned_digit_is_no_digit():
     # out[row, pid*S + T*h + e] with S = W // G a program's columns, blocks of T columns (h < ceil(S / T)) and
     # e < min(T, S - T*h) inside one, rows 512*b + 128*t + r with t fixed at 0 (a loop this path runs once).

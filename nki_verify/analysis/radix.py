@@ -69,6 +69,14 @@ def refutes(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
         if isinstance(f, E.Cmp) and f.op == E.EQ and _exec_pair(f.e, is_exec):
             eqs.append(f.e)
     side = [f for f in facts if not any(is_exec(s) for s in E.free_syms(f))]
+    # an execution symbol's range is not empty, since the executions exist (`0 <= nt < (D - 2*k) // 128 //
+    # g` makes that count at least 1, which a place value that is a multiple of it needs)
+    for x in sorted({s for e in eqs for s in E.free_syms(e) if is_exec(s)}, key=lambda s: s.key):
+        lo, hi = bounds.of(x, False), bounds.of(x, True)
+        if lo is not None and hi is not None:
+            nonempty = E.le(lo, hi)
+            if nonempty not in (E.TRUE, E.FALSE):
+                side.append(nonempty)
     budget = [MAX_SIDE_CONDITIONS]
     same: dict = {}  # variable -> the variable it is shown equal to
     progress = True
@@ -119,13 +127,21 @@ def _pinned(facts: list, ranges: dict) -> list | None:
 
 
 def _case(eqs: list, is_exec: Callable) -> E.BExpr | None:
-    """The input-only condition of a conditional that holds an execution symbol, in one of the equations."""
+    """The condition of a conditional in one of the equations that holds an execution symbol: an input-only
+    condition choosing between digits, or a condition on an execution symbol choosing a place value (a loop
+    over three segments, each with its own tile count: `nt * T + e0 * T * (n0 if seg == 0 else n1)`, the
+    segment the same for both executions).  Either way the cases cover every execution."""
     for e in eqs:
         terms, _ = E._linear_parts(e)
         for atom in terms:
             for f in E._atom_factors(atom):
-                if isinstance(f, E.Ite) and not any(is_exec(s) for s in E.free_syms(f.cond)) and any(
-                        is_exec(s) for s in E.free_syms(f)):
+                if not isinstance(f, E.Ite):
+                    continue
+                in_cond = {s for s in E.free_syms(f.cond) if is_exec(s)}
+                in_all = {s for s in E.free_syms(f) if is_exec(s)}
+                if not in_cond and in_all:
+                    return f.cond
+                if in_cond and in_all <= in_cond:  # (the branches: further conditions on the same symbols)
                     return f.cond
     return None
 
@@ -325,6 +341,10 @@ def _equal_digits(pairs: list, bounds: "_Bounds", side: list, ranges: dict, prov
             # a place value that is 0 at the usual sample (`min(128 // rows, n // 128)` with many rows): the
             # orientation is only a heuristic (the side conditions are proved), so try smaller inputs
             est = next((v for v in (_sample(c, ranges, 0, base) for base in SAMPLE_BASES[1:]) if v), 0)
+        if est is not None and est < 0:
+            # a difference of inputs, negative at the uniform points: positive where the inputs differ?
+            est = next((v for v in (_sample(c, ranges, 0, base, k) for base in SAMPLE_BASES
+                                    for k in range(1, SPREADS)) if v is not None and v > 0), est)
         if est is None or est == 0:
             return []
         if est < 0:
@@ -599,7 +619,13 @@ def _radix(digits: list, bounds: "_Bounds", side: list, ranges: dict, prove: Cal
     return out
 
 
-def _sample(c: E.Expr, ranges: dict, seed: int, base: int = 1000) -> int | None:
+SPREADS = 16  # sample points where the inputs differ by small factors (see _sample), after the uniform ones
+
+
+def _sample(c: E.Expr, ranges: dict, seed: int, base: int = 1000, spread: int = 0) -> int | None:
+    """`c` at a sample point: every input near `base`, or, with `spread`, at 1 to 9 times it by input, the
+    factor a function of the input and the spread, so the same at every place value (the uniform points make
+    a difference of inputs, `D - 2*k`, negative however large they are)."""
     env = {}
     for s in E.free_syms(c):
         if not isinstance(s, E.Sym):
@@ -607,6 +633,8 @@ def _sample(c: E.Expr, ranges: dict, seed: int, base: int = 1000) -> int | None:
             continue
         r = ranges.get(s)
         v = base + 37 * seed + s.uid % 13 if base >= 1000 else base + seed
+        if spread:
+            v *= 1 + (s.uid * (2 * spread + 1) + spread) % 9
         if r is not None:
             if r.hi is not None:
                 v = min(v, r.hi)
@@ -636,13 +664,14 @@ def _chain_order(digits: list, side: list, ranges: dict, prove: Callable, budget
                  bounds: "_Bounds | None" = None) -> list | None:
     """The digits in the order that shows them in mixed radix (see `_chain`), or None."""
     keyed: list = []
-    for base in SAMPLE_BASES:  # one sample point for all digits, the first where every place value is positive
+    # one sample point for all digits, the first where every place value is positive (the uniform ones first)
+    for spread, base in itertools.product(range(SPREADS), SAMPLE_BASES):
         keyed = []
         for d in digits:
-            est = _sample(d[0], ranges, 0, base)
+            est = _sample(d[0], ranges, 0, base, spread)
             if est is None or est <= 0:
                 break
-            keyed.append(((est, _sample(d[0], ranges, 1, base) or 0, _factor_count(d[0])), d))
+            keyed.append(((est, _sample(d[0], ranges, 1, base, spread) or 0, _factor_count(d[0])), d))
         else:
             break
     if len(keyed) != len(digits):
