@@ -66,6 +66,8 @@ CASES = {
         "project_scale_past_its_block": ([r(64, 128), r(128, 256), None, r(128, 2), (1, 128)],)},
     "b1_numpy_constants.py": {"add_quadrant_offsets": ([r(128, 64)],), "rotate_blocks": ([r(128, 256)],),
                               "stacked_offsets_one_block_too_many": ([r(128, 64)],)},
+    "b2_segment_loop_facts.py": {"sum_segment_heads": ([r(512, 64), 128],),
+                                 "sum_segment_heads_two_tiles_of_the_rest": ([r(384, 64), 128],)},
     "b1_registry_launch.py": {"row_sum": ([r(256, 64), 2.0],), "row_sum_bug": ([r(256, 64), 2.0],)},
     "b1_dependencies.py": {
         "accumulate_with_plus_equals": ([r(4, 128, 512)],), "accumulate_with_tensor_tensor": ([r(4, 128, 512)],),

@@ -356,8 +356,40 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         path = self.fact_path()
         # (a path or condition over loop indices or program ids is not a global assumption: said before the
         # implication is built, which negates the whole path, a tenth of the front end's time on MoE kernels)
-        if not any(self.is_exec_sym(s) for s in E.free_syms(cond) | E.free_syms(path)):
+        if any(self.is_exec_sym(s) for s in E.free_syms(path)):
+            return
+        execs = [s for s in E.free_syms(cond) if self.is_exec_sym(s)]
+        if not execs:
             self.kb.assume(E.implies(path, cond), self.span(node), origin)
+            return
+        # over the indices of enclosing loops with a few constant iterations (`for seg in range(3)`, each
+        # segment allocating its own tile count): every launch that reaches the loop runs each iteration, so the
+        # condition holds at each of their values (an allocation's `(D - 2*K) // 128 >= 1` at seg == 2)
+        values = self._constant_loop_values(execs)
+        if values is None:
+            return
+        for combo in itertools.product(*values.values()):
+            c = E.substitute(cond, {x: E.const(v) for x, v in zip(values, combo)})
+            if not any(self.is_exec_sym(s) for s in E.free_syms(c)):
+                self.kb.assume(E.implies(path, c), self.span(node), origin)
+
+    def _constant_loop_values(self, syms: list) -> dict | None:
+        """{index: its values} when each of `syms` is the index of an enclosing loop with constant bounds and a
+        few iterations in all (at most 16 combinations), else None."""
+        active = {self.kb.loops[i].var: self.kb.loops[i] for i in self.kb.loop_stack}
+        out: dict = {}
+        count = 1
+        for x in sorted(syms, key=lambda x: x.key):
+            lp = active.get(x)
+            if lp is None or not all(isinstance(b, E.Const) for b in (lp.start, lp.stop, lp.step)) or \
+                    lp.step.value <= 0:
+                return None
+            vals = range(lp.start.value, lp.stop.value, lp.step.value)
+            count *= len(vals)
+            if not vals or count > 16:
+                return None
+            out[x] = vals
+        return out
 
     def fact_path(self) -> E.BExpr:
         """The path condition less the conditions already assumed: past `kernel_assert(k == n)` the path holds
