@@ -1235,6 +1235,9 @@ class ControlMixin:
                            span=span, parent=parent, dialect=dialect or kb.dialect, iter_func=iter_func,
                            iter_text=iter_text, range_text=range_text, body=body)
         kb.loop_stack.append(loop.id)
+        if isinstance(node, (ast.For, ast.AsyncFor)) and not any(
+                isinstance(n, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom)) for st in node.body for n in walk(st)):
+            self.every_iteration_loops.add(loop.id)  # (no iteration ends the loop early: see interp.assume)
         self.snapshot_contents(loop.id)
         facts = [E.ge(var, start), E.lt(var, stop)]
         if not (isinstance(step, int) and step == 1):

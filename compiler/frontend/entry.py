@@ -835,6 +835,7 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     interp.frames = []
     interp.loop_tracks = []
     interp.loop_facts = []
+    interp.every_iteration_loops = set()
     interp.asserted = set()
     interp._none_tests = {}
     interp._attr_none_origin = {}

@@ -145,6 +145,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
         self.parsed: dict[str, ParsedModule] = {}  # by module path
         self.loop_tracks: list = []
         self.loop_facts: list = []  # per symbolic loop: BExpr facts about its index
+        self.every_iteration_loops: set = set()  # ids of loops no iteration of which ends the loop early
         self.asserted: set = set()  # conditions the kernel asserts (on its path), as opposed to branch conditions
         # paths that ended in a way no assumption excludes (an abort not recorded, a return, break or continue out
         # of a branch): a branch with none has a fall-through condition the facts imply (see narrow_implied)
@@ -374,9 +375,10 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
                 self.kb.assume(E.implies(path, c), self.span(node), origin)
 
     def _constant_loop_values(self, syms: list) -> dict | None:
-        """{index: its values} when each of `syms` is the index of an enclosing loop with constant bounds and a
-        few iterations in all (at most 16 combinations), else None."""
-        active = {self.kb.loops[i].var: self.kb.loops[i] for i in self.kb.loop_stack}
+        """{index: its values} when each of `syms` is the index of an enclosing loop with constant bounds, a few
+        iterations in all (at most 16 combinations) and no `break` or `return` in its body, else None."""
+        every = getattr(self, "every_iteration_loops", set())
+        active = {self.kb.loops[i].var: self.kb.loops[i] for i in self.kb.loop_stack if i in every}
         out: dict = {}
         count = 1
         for x in sorted(syms, key=lambda x: x.key):

@@ -47,3 +47,4 @@ def sum_segment_heads_two_tiles_of_the_rest(x, k):
     nisa.tensor_tensor(dst=acc, data1=acc, data2=rest, op=nl.add)
     nisa.dma_copy(dst=out, src=acc)
     return out
+
