@@ -394,6 +394,8 @@ class OpsMixin:
         if isinstance(a, V.Phi) or isinstance(b, V.Phi):
             return self._phi_map2(a, b, lambda x, y: self.compare(op, x, y, node))
         a, b = _nc_gen(a), _nc_gen(b)
+        if (_internal_api(a) and V.is_int(b)) or (_internal_api(b) and V.is_int(a)):
+            a, b = self.as_int(a), self.as_int(b)  # (an internal module's constant: as_int)
         if isinstance(a, (V.TensorVal, V.IndexGrid)) or isinstance(b, (V.TensorVal, V.IndexGrid)):
             return self.tensor_compare(op, a, b, node)
         if (V.is_int(a) or isinstance(a, bool)) and (V.is_int(b) or isinstance(b, bool)):

@@ -53,6 +53,12 @@ BOUND_QUERY_BUDGET = 40
 # uninitialised-read queries, the slowest kind); past it the remaining ones are not decided, and counted as
 # skipped.  A count, not seconds: the verdicts stay the same on a slower or busier machine.
 QUIET_QUERY_BUDGET = 80
+# violations whose facts name values the front end could not determine, asked whether any value of those decides
+# them (see _whatever_unknown): per kernel analysis
+WHATEVER_QUERY_BUDGET = 24
+# checks of one execution, whose undetermined values take one value there (not so for two program instances or
+# two iterations: a program's index from a helper not followed is one symbol for both, and they seem to race)
+ONE_EXECUTION_CODES = frozenset({"NKI101", "NKI102", "NKI201", "NKI202", "NKI203", "NKI501"})
 # per kernel analysis: checks the solver could not decide at its full resource limit (copies of a check shown
 # undecided at their place not counted again).  Past it, a kernel the
 # solver cannot follow (non-linear sizes computed from values the front end could not determine, hundreds of
@@ -175,6 +181,7 @@ class KernelAnalysis:
         # suggest): past the budget, findings keep the solver's own model and no suggestion
         self.extras_queries = 0
         self.quiet_queries = 0
+        self.whatever_queries = 0
         self.bound_queries = 0
         self.bound_attempts = 0
         self.condition_queries = 0  # spent by _by_conditions (see CONDITION_SPLIT_KERNEL_QUERIES)
@@ -834,6 +841,13 @@ class KernelAnalysis:
         unknown = self._undetermined(syms)
         if unknown and ob.quiet_unknown:
             return None
+        whatever = bool(unknown) and not ob.definite and ob.code in ONE_EXECUTION_CODES and \
+            self._whatever_unknown(ob, local, syms, unknown)
+        if whatever:
+            # every value of the undetermined ones at which the node is reached admits the violation: they do
+            # not decide it (an internal constant that only sizes another input, beside a slice past the end of
+            # x).  A warning: whether a value the kernel really has reaches the node is not known
+            unknown = []
         if unknown and not ob.definite:
             labels = ", ".join(sorted(self.names(s) for s in unknown))
             d = self._undecided(ob, f"it depends on {labels}, which the verifier could not determine")
@@ -848,7 +862,7 @@ class KernelAnalysis:
         inputs = [s for s in syms if self._is_input(s)]
         execs = [s for s in syms if self._is_exec(s)]
         shown = _connected(set(E.free_syms(ob.goal)), local + self.base)
-        severity = ob.floor or ERROR
+        severity = WARNING if whatever else ob.floor or ERROR
         suggestion = None
         config = _config_in(self.info, inputs)
         if (ob.floor is None or config) and inputs and not ob.definite:
@@ -883,6 +897,21 @@ class KernelAnalysis:
             notes += (Note(location(ob.span), f"with {dtypes}"),)
         return Diagnostic(ob.code, severity, message, location(ob.span), self.k.name, ce, suggestion, notes,
                           tuple(ob.fixes))
+
+    def _whatever_unknown(self, ob: Obligation, local: list, syms: set, unknown: list) -> bool:
+        """Whether, for every value of the `unknown` symbols at which the node is reached, some input and
+        execution violate the goal: no value of them makes the check pass (one quantified question, with all
+        the other symbols inner)."""
+        if self.whatever_queries >= WHATEVER_QUERY_BUDGET:
+            return False
+        self.whatever_queries += 1
+        facts = list(local) + relevant(syms, self.base)
+        inner = set(syms)
+        for f in facts:
+            inner |= E.free_syms(f)
+        inner -= set(unknown)
+        inner_list = sorted(inner, key=lambda x: (type(x).__name__, x.uid))
+        return self.prover.sometimes_fine(ob.goal, facts, inner_list, reaching=True) is False
 
     def _extra(self, fn: Callable, *args: object) -> object:
         """`fn(*args)` while the kernel's budget for the extras of findings lasts, else None."""
