@@ -2364,3 +2364,23 @@ def test_every_path_failing_in_an_assertion_helper_names_where_the_helper_was_ca
     assert d.code == "NKI901" and "every path through this kernel fails" in d.message
     assert "fails at checks.py:2, called at ops.py:4 (reached through the call at line 8)" in d.message
 
+
+def test_syntax_newer_than_the_running_python_is_said() -> None:
+    # PEP 695 type parameters parse from Python 3.12: on an older interpreter the NKI999 says why
+    import sys
+
+    text = B1_HEADER + src("""
+        @nki.jit
+        def k[tile](x):
+            return x
+    """)
+    codes = [(d.code, d.message) for d in verify_source(text, "/tmp/k.py")]
+    if sys.version_info < (3, 12):
+        assert len(codes) == 1 and codes[0][0] == "NKI999"
+        assert "type parameters (`def f[T](...)`) is Python 3.12 syntax" in codes[0][1]
+        assert f"nki-verify runs on Python {sys.version_info.major}.{sys.version_info.minor}" in codes[0][1]
+    else:
+        assert not [c for c, _ in codes if c == "NKI999"]
+    # an ordinary syntax error says nothing of versions
+    (d,) = verify_source(B1_HEADER + "def k(x:\n    return x\n", "/tmp/k.py")
+    assert d.code == "NKI999" and "syntax;" not in d.message

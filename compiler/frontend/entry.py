@@ -7,6 +7,7 @@ import dataclasses
 import itertools
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,6 +91,11 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
         line = getattr(err, "lineno", None) or 1
         col = getattr(err, "offset", None) or 1
         msg = getattr(err, "msg", None) or str(err)
+        text = source.splitlines()[line - 1] if source and 0 < line <= len(source.splitlines()) else ""
+        newer = _newer_syntax(text)
+        if newer and sys.version_info < newer[0]:
+            msg += (f" ({newer[1]} is Python {newer[0][0]}.{newer[0][1]} syntax; nki-verify runs on Python "
+                    f"{sys.version_info.major}.{sys.version_info.minor})")
         result.issues.append(ir.FrontendIssue("NKI999", f"cannot parse this file: {msg}",
                                               ir.Span(index.entry_path, line, col, line, col + 1)))
         result.read_paths = list(index.read_paths)
@@ -155,6 +161,22 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
                 result.origins[id(kernel)] = (kv, ctx)
     result.read_paths = list(index.read_paths)
     return result
+
+
+NEWER_SYNTAX = (
+    # (pattern on the failing line, the version that parses it, what it is)
+    (re.compile(r"^\s*(async\s+)?def\s+\w+\s*\["), (3, 12), "a function with type parameters (`def f[T](...)`)"),
+    (re.compile(r"^\s*class\s+\w+\s*\["), (3, 12), "a class with type parameters (`class C[T]: ...`)"),
+    (re.compile(r"^\s*type\s+\w+(\[.*\])?\s*="), (3, 12), "a type alias statement (`type X = ...`)"),
+)
+
+
+def _newer_syntax(line: str) -> tuple | None:
+    """(version, what) when a line that did not parse uses syntax of a newer Python than this one."""
+    for pattern, version, what in NEWER_SYNTAX:
+        if pattern.search(line):
+            return version, what
+    return None
 
 
 def _kernels_of(interp: Interpreter, mod: V.ModuleVal) -> list:
