@@ -971,8 +971,9 @@ class CallsMixin:
             grid = key if isinstance(key, tuple) else (key,)
             return V.KernelVal(obj.func, grid=grid, via=obj.via, dialect=obj.dialect)
         if isinstance(obj, V.FunctionVal) and obj.kernel:
-            # a kernel behind a decorator the analysis cannot follow, launched on a grid (see entry._kernels_of)
-            return V.KernelVal(obj, grid=key if isinstance(key, tuple) else (key,), dialect=obj.module.dialect)
+            # a kernel behind a decorator the analysis cannot follow, launched on a grid (see entry._kernels_of);
+            # its dialect is the module's, found where it runs (entry.run_kernel)
+            return V.KernelVal(obj, grid=key if isinstance(key, tuple) else (key,))
         if isinstance(obj, V.GridTuple):
             return self.seq_getitem(obj.grids, key, node)
         if isinstance(obj, V.HostArray):

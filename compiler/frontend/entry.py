@@ -91,8 +91,8 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
         line = getattr(err, "lineno", None) or 1
         col = getattr(err, "offset", None) or 1
         msg = getattr(err, "msg", None) or str(err)
-        text = source.splitlines()[line - 1] if source and 0 < line <= len(source.splitlines()) else ""
-        newer = _newer_syntax(text)
+        lines = source.splitlines() if source else []
+        newer = _newer_syntax(lines[line - 1] if 0 < line <= len(lines) else "")
         if newer and sys.version_info < newer[0]:
             msg += (f" ({newer[1]} is Python {newer[0][0]}.{newer[0][1]} syntax; nki-verify runs on Python "
                     f"{sys.version_info.major}.{sys.version_info.minor})")

@@ -377,8 +377,7 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
     def _constant_loop_values(self, syms: list) -> dict | None:
         """{index: its values} when each of `syms` is the index of an enclosing loop with constant bounds, a few
         iterations in all (at most 16 combinations) and no `break` or `return` in its body, else None."""
-        every = getattr(self, "every_iteration_loops", set())
-        active = {self.kb.loops[i].var: self.kb.loops[i] for i in self.kb.loop_stack if i in every}
+        active = {self.kb.loops[i].var: self.kb.loops[i] for i in self.kb.loop_stack if i in self.every_iteration_loops}
         out: dict = {}
         count = 1
         for x in sorted(syms, key=lambda x: x.key):

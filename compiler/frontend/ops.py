@@ -76,6 +76,11 @@ def _internal_api(v: Any) -> bool:
     return isinstance(v, V.ApiVal) and any(p.startswith("_") or p == "private_api" for p in v.path.split(".")[:-1])
 
 
+def _internal_beside_int(a: Any, b: Any) -> bool:
+    """One operand an internal NKI module's constant, the other a number: both are numbers (see as_int)."""
+    return (_internal_api(a) and V.is_int(b)) or (_internal_api(b) and V.is_int(a))
+
+
 class OpsMixin:
     """Operators; mixed into the Interpreter (uses self.kb, self.fresh_int, ...)."""
 
@@ -249,8 +254,8 @@ class OpsMixin:
             return self._float_binop(op, a, b)
         if isinstance(a, (V.Unknown, V.HostArray)) or isinstance(b, (V.Unknown, V.HostArray)):
             return self.host_binop(op, a, b)
-        if (_internal_api(a) and V.is_int(b)) or (_internal_api(b) and V.is_int(a)):
-            return self.binop(op, self.as_int(a), self.as_int(b), node)  # (an internal module's constant: as_int)
+        if _internal_beside_int(a, b):
+            return self.binop(op, self.as_int(a), self.as_int(b), node)
         if isinstance(a, (V.DTypeVal, V.ApiVal)) or isinstance(b, (V.DTypeVal, V.ApiVal)):
             return V.Unknown("operator on an NKI API value")
         for x in (a, b):
@@ -394,8 +399,8 @@ class OpsMixin:
         if isinstance(a, V.Phi) or isinstance(b, V.Phi):
             return self._phi_map2(a, b, lambda x, y: self.compare(op, x, y, node))
         a, b = _nc_gen(a), _nc_gen(b)
-        if (_internal_api(a) and V.is_int(b)) or (_internal_api(b) and V.is_int(a)):
-            a, b = self.as_int(a), self.as_int(b)  # (an internal module's constant: as_int)
+        if _internal_beside_int(a, b):
+            a, b = self.as_int(a), self.as_int(b)
         if isinstance(a, (V.TensorVal, V.IndexGrid)) or isinstance(b, (V.TensorVal, V.IndexGrid)):
             return self.tensor_compare(op, a, b, node)
         if (V.is_int(a) or isinstance(a, bool)) and (V.is_int(b) or isinstance(b, bool)):
@@ -504,8 +509,8 @@ class OpsMixin:
         if (V.is_int(a) or isinstance(a, bool)) and (V.is_int(b) or isinstance(b, bool)):
             r = E.eq(self.as_int(a), self.as_int(b))
             return r.value if isinstance(r, E.BConst) else r
-        if (_internal_api(a) and V.is_int(b)) or (_internal_api(b) and V.is_int(a)):
-            r = E.eq(self.as_int(a), self.as_int(b))  # (an internal module's constant, see as_int)
+        if _internal_beside_int(a, b):
+            r = E.eq(self.as_int(a), self.as_int(b))
             return r.value if isinstance(r, E.BConst) else r
         if isinstance(a, tuple) and isinstance(b, tuple):
             if len(a) != len(b):

@@ -933,9 +933,9 @@ class Prover:
         ranges = dict(self.ranges)
         for e in keep:
             E.refine_ranges(ranges, e)
-        for ins, attempt, first in plan:
+        for drawn, attempt, first in plan:
             values = {}
-            for x in ins:
+            for x in drawn:
                 v = hint.get(x) if attempt < 0 and hint else None
                 values[x] = v if v is not None else _candidate(x, attempt, ranges.get(x), first)
             fixed = {x: E.Const(v) for x, v in values.items()}
