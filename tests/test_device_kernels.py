@@ -61,6 +61,8 @@ def r(*shape: int, dtype: type = F32) -> np.ndarray:
 
 # file -> kernel (or host launcher) -> (inputs, grid, the kernel function whose markers apply)
 CASES = {
+    "b2_host_gathered_rows.py": {"copy_row_blocks": ([r(256, 256)],), "copy_first_wide_block": ([r(256, 256)],),
+                                 "copy_listed_rows": ([r(3, 256)],)},
     "b2_optional_alternatives.py": {
         "project": ([r(64, 128), r(128, 256), None, r(128, 2), (1, 128)],),
         "project_scale_past_its_block": ([r(64, 128), r(128, 256), None, r(128, 2), (1, 128)],)},

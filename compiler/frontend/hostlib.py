@@ -14,7 +14,7 @@ from typing import Any
 from .. import expr as E
 from ..spec import dtypes as D
 from . import values as V
-from .builtins import EXTERNAL_CONSTS, EXTERNAL_FUNCS, m_prod
+from .builtins import EXTERNAL_CONSTS, EXTERNAL_FUNCS, b_len, m_prod
 from .modules import FRAMEWORK_NKI
 
 ROOT_ALIASES = {"np": "numpy", "jnp": "jax.numpy"}
@@ -339,8 +339,20 @@ class HostMixin:
         return V.Unknown(f"attribute {name} of a host array")
 
     def host_getitem(self, arr: V.HostArray, key: Any, node: ast.AST | None) -> Any:
+        """numpy/torch indexing of a host array: an integer drops its axis, a slice keeps it, None adds one, `...`
+        stands for the axes no other item takes, and an index array or list (advanced indexing: `x[idx]` with
+        idx a tensor of token ids) puts its own axes in place of the one it indexes; a boolean mask, one axis of
+        unknown length in place of the axes it covers."""
         shape = list(self.host_shape(arr, node))
-        keys = key if isinstance(key, tuple) else (key,)
+        keys = list(key) if isinstance(key, tuple) else [key]
+        taken = sum(len(self.host_shape(k, node)) if isinstance(k, V.HostArray) and k.dtype == "bool" else 1
+                    for k in keys if k is not None and k is not Ellipsis)
+        if any(k is Ellipsis for k in keys):
+            at = next(j for j, k in enumerate(keys) if k is Ellipsis)
+            keys[at:at + 1] = [slice(None)] * max(0, len(shape) - taken)
+        advanced = [k for k in keys if isinstance(k, (V.HostArray, V.PyList, list))]
+        if len(advanced) > 1:
+            return V.HostArray(None, arr.dtype, "")  # several index arrays broadcast together: not followed
         out: list = []
         i = 0
         for k in keys:
@@ -353,6 +365,15 @@ class HostMixin:
                 lo = 0 if k.start is None else self.as_int(k.start)
                 hi = shape[i] if k.stop is None else self.as_int(k.stop)
                 out.append(E.lower(E.maximum(0, E.sub(E.minimum(hi, shape[i]), lo))))
+            elif isinstance(k, V.HostArray) and k.dtype == "bool":
+                covered = len(self.host_shape(k, node))
+                out.append(self.fresh_int(f"{arr.label or 'array'} elements selected by a mask", "shape", 0))
+                i += covered
+                continue
+            elif isinstance(k, V.HostArray):
+                out.extend(self.host_shape(k, node))
+            elif isinstance(k, (V.PyList, list)):
+                out.append(b_len(self, [k], {}, node))
             i += 1
         out.extend(shape[i:])
         return V.HostArray(tuple(out), arr.dtype, arr.label)
