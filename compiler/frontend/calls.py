@@ -836,6 +836,9 @@ class CallsMixin:
             if name in ("func", "__wrapped__"):
                 return obj.func
             return V.Unknown(f"kernel attribute {name}")
+        if isinstance(obj, V.IndexGrid) and name in ("shape", "ndim"):
+            # an index expression's broadcast shape (`nl.arange(n)[:, None].shape` is (n, 1))
+            return tuple(obj.shape) if name == "shape" else len(obj.shape)
         if isinstance(obj, V.GridTuple):
             idx = {"p": 0, "x": 1, "y": 2, "z": 3}.get(name)
             if idx is not None and idx < len(obj.grids):

@@ -173,3 +173,15 @@ def row_sums_of_the_valid_columns_half_written(x):
     sums[i_p, 0] = nisa.tensor_reduce(nl.add, t[i_p, i_f], axis=(1,), mask=(i_f < n), dtype=nl.float32)
     nl.store(out, value=nl.multiply(sums, 2.0))  # expect: NKI404 error
     return out
+
+
+@nki.jit
+def copy_block_sized_by_its_grids(in_tensor):
+    # an index grid's broadcast shape: (128, 1) and (1, 512)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(512)[None, :]
+    assert i_p.shape == (128, 1) and i_f.ndim == 2
+    assert in_tensor.shape == (i_p.shape[0], i_f.shape[1])
+    out_tensor = nl.ndarray((i_p.shape[0], i_f.shape[1]), dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+    nl.store(out_tensor[i_p, i_f], value=nl.load(in_tensor[i_p, i_f]))
+    return out_tensor
