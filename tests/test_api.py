@@ -2384,3 +2384,24 @@ def test_syntax_newer_than_the_running_python_is_said() -> None:
     # an ordinary syntax error says nothing of versions
     (d,) = verify_source(B1_HEADER + "def k(x:\n    return x\n", "/tmp/k.py")
     assert d.code == "NKI999" and "syntax;" not in d.message
+
+
+def test_a_slice_beside_an_index_grid_is_reported_and_read_as_the_grid_of_its_elements() -> None:
+    # NKI rejects the mix (NKI610); the slice is read as the elements it selects, so its bounds are checked too
+    # (it was NKI902, and the load was not checked at all)
+    text = B1_HEADER + src("""
+        @nki.jit
+        def copy_wide(a):
+            assert a.shape == (128, 512)
+            out = nl.ndarray((128, 1024), dtype=a.dtype, buffer=nl.shared_hbm)
+            i_p = nl.arange(128)[:, None]
+            tile = nl.load(a[i_p, 0:1024])
+            nl.store(out[i_p, nl.arange(1024)[None, :]], value=tile)
+            return out
+    """)
+    found = sorted((d.code, d.severity, d.location.line, d.location.column) for d in verify_source(text, "/tmp/k.py"))
+    line = text.splitlines().index("    tile = nl.load(a[i_p, 0:1024])") + 1
+    assert found == [("NKI101", "error", line, 27), ("NKI610", "error", line, 27)]
+    # within bounds: the mix alone
+    found = [d.code for d in verify_source(text.replace("1024", "512"), "/tmp/k.py")]
+    assert found == ["NKI610"]

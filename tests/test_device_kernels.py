@@ -61,6 +61,7 @@ def r(*shape: int, dtype: type = F32) -> np.ndarray:
 
 # file -> kernel (or host launcher) -> (inputs, grid, the kernel function whose markers apply)
 CASES = {
+    "b1_mixed_indexing.py": {"copy_block_fully_gridded": ([r(128, 512)],)},
     "b2_host_gathered_rows.py": {"copy_row_blocks": ([r(256, 256)],), "copy_first_wide_block": ([r(256, 256)],),
                                  "copy_listed_rows": ([r(3, 256)],)},
     "b2_optional_alternatives.py": {

@@ -493,11 +493,44 @@ class TensorMixin:
             return i
         return E.lower(E.ite(E.lt(e, 0), E.add(dim, e), e))  # `x[-r:]` with r possibly 0: the whole axis then
 
+    def _mixed_slices_as_grids(self, view: V.View, keys: list, rank: int, node: ast.AST | None) -> list:
+        """Slices beside index grids in one subscript (`a[i_p, 0:512]`): the NKI compiler rejects the mix
+        (NKI610), so each is reported and read as the grid of the elements it selects, placed on the result's
+        axis the slice would give, so that the rest of the kernel is still checked.  The full slice of an axis of
+        size 1 is accepted (`t[i_p, :]` of a (128, 1) tile)."""
+        out = list(keys)
+        for axis, k in enumerate(keys):
+            if not isinstance(k, slice) or k.start is None and k.stop is None and k.step is None and \
+                    self.decide(E.eq(E.lift(view.shape[axis]), 1)) is True:
+                continue
+            elt = self._item_node(node, axis)
+            self.lint("NKI610", "this subscript mixes a slice with nl.arange/nl.mgrid index grids: the NKI compiler "
+                      "rejects basic and advanced indexing together; index every axis with a grid "
+                      "(nl.arange(n)[None, :]), or every axis with integers and slices", elt)
+            lo, hi, step = self._norm_slice(k, view.shape[axis], node)
+            size = E.lower(E.maximum(0, E.ceildiv(E.sub(hi, lo), step)))
+            var = self.new_iota(size, elt)
+            pos = sum(1 for k2 in keys[:axis] if isinstance(k2, (V.IndexGrid, V.TensorVal, V.Unknown, slice)))
+            shape = (1,) * pos + (size,) + (1,) * max(0, rank - pos - 1)
+            out[axis] = V.IndexGrid(E.add(E.mul(var.var, step), lo), shape, (var,))
+        return out
+
+    def _item_node(self, node: ast.AST | None, i: int) -> ast.AST | None:
+        """The AST of a subscript's i-th item (the subscript itself when it has no such item)."""
+        if isinstance(node, ast.Subscript):
+            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if i < len(elts):
+                return elts[i]
+        return node
+
     def _grid_subscript(self, tv: V.TensorVal, keys: list, node: ast.AST | None) -> V.TensorVal:
         view = tv.view
         grids = [k for k in keys if isinstance(k, V.IndexGrid)]
         shapes = [g.shape for g in grids]
         rank = max(len(sh) for sh in shapes)
+        keys = self._mixed_slices_as_grids(view, keys, rank, node)
+        grids = [k for k in keys if isinstance(k, V.IndexGrid)]
+        shapes = [g.shape for g in grids]
         for axis, k in enumerate(keys):
             # an index tile (indirect access, `data[idx_tile[i_p, 0], i_f]`) spans its partitions along the axis
             # it indexes; an index whose value was not understood spans a number that is not known either
@@ -525,9 +558,7 @@ class TensorMixin:
                 coords = _coords_index(coords, axis, k.expr)
                 iotas.extend(k.iotas)
             elif isinstance(k, slice):
-                if k.start is None and k.stop is None and k.step is None and view.shape[axis] == 1:
-                    continue
-                raise V.NotUnderstood("mixing slices and nl.arange/nl.mgrid index grids in one subscript", node)
+                continue  # the full slice of an axis of size 1 (`_mixed_slices_as_grids` turned the others)
             elif isinstance(k, (V.TensorVal, V.Register)):
                 dyn = self.runtime_value(k, self.runtime_label(k, node))
                 items.append(ir.IdxInt(E.lift(dyn), span))
