@@ -138,7 +138,7 @@ class HostMixin:
         if name in ELEMENTWISE:
             known = [a for a in arrays if a.shape is not None]
             base = max(known, key=lambda a: len(a.shape)) if known else arrays[0]
-            dtype = "bool" if name in BOOLEAN_RESULT else base.dtype
+            dtype = "bool_" if name in BOOLEAN_RESULT else base.dtype
             return V.HostArray(base.shape, dtype, base.label)
         if name == "transpose" and len(args) == 1 and arrays[0] is args[0] and args[0].shape is not None:
             return V.HostArray(tuple(reversed(args[0].shape)), args[0].dtype, args[0].label)
@@ -345,7 +345,7 @@ class HostMixin:
         unknown length in place of the axes it covers."""
         shape = list(self.host_shape(arr, node))
         keys = list(key) if isinstance(key, tuple) else [key]
-        taken = sum(len(self.host_shape(k, node)) if isinstance(k, V.HostArray) and k.dtype == "bool" else 1
+        taken = sum(len(self.host_shape(k, node)) if _is_mask(k) else 1
                     for k in keys if k is not None and k is not Ellipsis)
         if any(k is Ellipsis for k in keys):
             at = next(j for j, k in enumerate(keys) if k is Ellipsis)
@@ -365,7 +365,7 @@ class HostMixin:
                 lo = 0 if k.start is None else self.as_int(k.start)
                 hi = shape[i] if k.stop is None else self.as_int(k.stop)
                 out.append(E.lower(E.maximum(0, E.sub(E.minimum(hi, shape[i]), lo))))
-            elif isinstance(k, V.HostArray) and k.dtype == "bool":
+            elif _is_mask(k):
                 covered = len(self.host_shape(k, node))
                 out.append(self.fresh_int(f"{arr.label or 'array'} elements selected by a mask", "shape", 0))
                 i += covered
@@ -383,6 +383,11 @@ class HostMixin:
             if isinstance(x, V.HostArray):
                 return V.HostArray(x.shape, x.dtype, x.label)
         return V.Unknown("arithmetic on unknown values")
+
+
+def _is_mask(k: Any) -> bool:
+    """A boolean host array (its dtype the canonical bool_)."""
+    return isinstance(k, V.HostArray) and k.dtype == "bool_"
 
 
 def _same_shape_method(it: Any, args: list, kw: dict, node: Any) -> Any:

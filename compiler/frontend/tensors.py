@@ -455,12 +455,8 @@ class TensorMixin:
         return E.lower(E.maximum(0, E.ceildiv(extent, step)))
 
     def _item_span(self, node: ast.AST | None, i: int) -> ir.Span | None:
-        if isinstance(node, ast.Subscript):
-            sl = node.slice
-            elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
-            if i < len(elts):
-                return self.span(elts[i])
-        return None
+        elt = _subscript_item(node, i)
+        return self.span(elt) if elt is not None else None
 
     def _norm_slice(self, k: slice, dim: E.IntLike, node: ast.AST | None) -> tuple:
         step = 1 if k.step is None else self.as_int(k.step, "a slice step")
@@ -503,7 +499,7 @@ class TensorMixin:
             if not isinstance(k, slice) or k.start is None and k.stop is None and k.step is None and \
                     self.decide(E.eq(E.lift(view.shape[axis]), 1)) is True:
                 continue
-            elt = self._item_node(node, axis)
+            elt = _subscript_item(node, axis) or node
             self.lint("NKI610", "this subscript mixes a slice with nl.arange/nl.mgrid index grids: the NKI compiler "
                       "rejects basic and advanced indexing together; index every axis with a grid "
                       "(nl.arange(n)[None, :]), or every axis with integers and slices", elt)
@@ -514,14 +510,6 @@ class TensorMixin:
             shape = (1,) * pos + (size,) + (1,) * max(0, rank - pos - 1)
             out[axis] = V.IndexGrid(E.add(E.mul(var.var, step), lo), shape, (var,))
         return out
-
-    def _item_node(self, node: ast.AST | None, i: int) -> ast.AST | None:
-        """The AST of a subscript's i-th item (the subscript itself when it has no such item)."""
-        if isinstance(node, ast.Subscript):
-            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            if i < len(elts):
-                return elts[i]
-        return node
 
     def _grid_subscript(self, tv: V.TensorVal, keys: list, node: ast.AST | None) -> V.TensorVal:
         view = tv.view
@@ -1205,3 +1193,12 @@ _TENSOR_METHODS = {
     "indirect": t_indirect, "bitcast": t_view, "rearrange": t_rearrange, "is_indirect": t_is_indirect,
     "broadcast_to": _nl_method("broadcast_to"),
 }
+
+
+def _subscript_item(node: ast.AST | None, i: int) -> ast.AST | None:
+    """The AST of a subscript's i-th item, if it has one."""
+    if isinstance(node, ast.Subscript):
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if i < len(elts):
+            return elts[i]
+    return None

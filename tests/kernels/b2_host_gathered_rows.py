@@ -40,7 +40,16 @@ def copy_listed_rows(x):
     return out
 
 
+@nki.jit
+def copy_selected(x):
+    (n,) = x.shape  # a mask over every axis of an array selects a vector
+    out = nl.ndarray((n,), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=x)
+    return out
+
+
 if __name__ == "__main__":
+    import numpy as np
     import torch
 
     hidden = torch.zeros(1024, 256)
@@ -51,3 +60,5 @@ if __name__ == "__main__":
         copy_first_wide_block(rows)  # only 256 columns: the block of 512 reads past them
     copy_listed_rows(hidden[[0, 5, 7]])
     copy_listed_rows(hidden[..., 0:64][[1, 2]])
+    copy_selected(hidden[torch.ones(1024, 256, dtype=torch.bool)])
+    copy_selected(hidden[np.greater(np.zeros((1024, 256)), 0)])
