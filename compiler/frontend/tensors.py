@@ -504,21 +504,18 @@ class TensorMixin:
                       "rejects basic and advanced indexing together; index every axis with a grid "
                       "(nl.arange(n)[None, :]), or every axis with integers and slices", elt)
             lo, hi, step = self._norm_slice(k, view.shape[axis], node)
-            size = E.lower(E.maximum(0, E.ceildiv(E.sub(hi, lo), step)))
+            size = self._slice_size(lo, hi, step)
             var = self.new_iota(size, elt)
-            pos = sum(1 for k2 in keys[:axis] if isinstance(k2, (V.IndexGrid, V.TensorVal, V.Unknown, slice)))
+            pos = _result_axis(keys, axis)
             shape = (1,) * pos + (size,) + (1,) * max(0, rank - pos - 1)
             out[axis] = V.IndexGrid(E.add(E.mul(var.var, step), lo), shape, (var,))
         return out
 
     def _grid_subscript(self, tv: V.TensorVal, keys: list, node: ast.AST | None) -> V.TensorVal:
         view = tv.view
-        grids = [k for k in keys if isinstance(k, V.IndexGrid)]
-        shapes = [g.shape for g in grids]
-        rank = max(len(sh) for sh in shapes)
+        rank = max(len(k.shape) for k in keys if isinstance(k, V.IndexGrid))
         keys = self._mixed_slices_as_grids(view, keys, rank, node)
-        grids = [k for k in keys if isinstance(k, V.IndexGrid)]
-        shapes = [g.shape for g in grids]
+        shapes = [k.shape for k in keys if isinstance(k, V.IndexGrid)]
         for axis, k in enumerate(keys):
             # an index tile (indirect access, `data[idx_tile[i_p, 0], i_f]`) spans its partitions along the axis
             # it indexes; an index whose value was not understood spans a number that is not known either
@@ -529,7 +526,7 @@ class TensorMixin:
             else:
                 continue
             # the axis of the result it spans: axes indexed by a single integer (`cache[0, idx_tile, i_f]`) drop out
-            pos = sum(1 for k2 in keys[:axis] if isinstance(k2, (V.IndexGrid, V.TensorVal, V.Unknown, slice)))
+            pos = _result_axis(keys, axis)
             if pos < rank:
                 shapes.append((1,) * pos + (size,) + (1,) * (rank - pos - 1))
         shape = self.broadcast_shapes(shapes, node)
@@ -1202,3 +1199,9 @@ def _subscript_item(node: ast.AST | None, i: int) -> ast.AST | None:
         if i < len(elts):
             return elts[i]
     return None
+
+
+def _result_axis(keys: list, axis: int) -> int:
+    """The axis of a grid subscript's result that item `axis` spans: the items before it that make an axis (grids,
+    index tiles, slices); one indexed by a single integer drops out (`cache[0, idx_tile, i_f]`)."""
+    return sum(1 for k in keys[:axis] if isinstance(k, (V.IndexGrid, V.TensorVal, V.Unknown, slice)))
