@@ -25,7 +25,8 @@ from .diagnostics import ERROR, SEVERITY_RANK, WARNING, Location, Note
 from .process import fixed_layout, tune_gc
 from .options import DEFAULT_SOLVER_TIMEOUT_MS, Options
 from .report import FileResult, Run, github, json_report, junit, sarif, statistics
-from .report.text import SourceCache, display_path, format_diagnostic, statistics_table, summary, use_color
+from .report.text import (SourceCache, display_path, format_diagnostic, preconditions, statistics_table, summary,
+                          use_color)
 from .runner import Job, default_jobs, run_jobs
 
 COMMANDS = ("check", "ir", "rule", "map", "lsp", "run")
@@ -487,6 +488,9 @@ def _render_text(run: Run, args: argparse.Namespace) -> str:
     else:
         cache = SourceCache()
         out.extend(format_diagnostic(d, cache, color) + "\n\n" for d in run.diagnostics)
+        digest = "" if args.quiet else preconditions(run.diagnostics)
+        if digest:
+            out.append(digest + "\n\n")
     if not args.quiet:
         if args.fix and run.fixed:
             out.append(f"Fixed {run.fixed} problem{'s' if run.fixed != 1 else ''}.\n")

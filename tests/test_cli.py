@@ -103,3 +103,41 @@ def test_no_color_without_tty(capsys) -> None:
     main([BAD])
     out = capsys.readouterr().out
     assert "\033[" not in out
+
+
+UNSTATED_SIZE = '''
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def blocks(a, b):
+    n, m = a.shape
+    out = nl.ndarray((n, m), dtype=a.dtype, buffer=nl.shared_hbm)
+    ta = nl.ndarray((n, m), dtype=a.dtype, buffer=nl.sbuf)
+    tb = nl.ndarray((n, m), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=ta, src=a)
+    nisa.dma_copy(dst=tb, src=b[0:n, 0:m])
+    nisa.tensor_tensor(dst=ta, data1=ta, data2=tb, op=nl.add)
+    nisa.dma_copy(dst=out, src=ta)
+    return out
+'''
+
+
+def test_text_digest_names_each_shared_precondition_once(tmp_path) -> None:
+    # every tile spans a.shape[0] partitions: one unstated precondition behind several warnings, listed once
+    # with the places it settles; the one-off suggestions (b at least as large as a) stay with their warnings
+    path = tmp_path / "blocks.py"
+    path.write_text(UNSTATED_SIZE)
+    p = run(str(path))
+    assert p.returncode == 0, p.stdout + p.stderr
+    digest = p.stdout[p.stdout.index("Preconditions several warnings suggest"):].splitlines()
+    assert digest[1] == "  kernel blocks:"
+    assert digest[2].split()[:4] == ["assert", "a.shape[0]", "<=", "128"]
+    assert digest[2].endswith("  2 warnings: blocks.py:11, 12"), digest
+    assert digest[3] == ""  # (then the summary)
+    assert run("--quiet", str(path)).stdout.count("Preconditions") == 0
+    # with the precondition stated, none is left to list
+    path.write_text(UNSTATED_SIZE.replace("n, m = a.shape", "n, m = a.shape\n    assert n <= 128"))
+    assert "Preconditions" not in run(str(path)).stdout

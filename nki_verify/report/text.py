@@ -80,6 +80,43 @@ def format_diagnostic(d: Diagnostic, sources: SourceCache, color: bool = False) 
     return "\n".join(out)
 
 
+PRECONDITION_PLACES = 5  # places listed per precondition in the digest (the rest counted)
+
+
+def preconditions(diags: list) -> str:
+    """The digest of the asserts that several warnings suggest, by kernel: a kernel that does not state a
+    precondition it relies on (a size at most 128, two sizes equal) gets a warning at every place that relies on
+    it, each with the same suggestion; the digest names each such precondition once, with the places it would
+    settle.  Empty when no two warnings of a kernel suggest the same assert (each one's own `help` says it)."""
+    groups: dict = {}
+    for d in diags:
+        if d.suggestion and d.severity == WARNING:
+            groups.setdefault(d.kernel or "", {}).setdefault(d.suggestion, []).append(d.location)
+    shared = {k: {c: p for c, p in by.items() if len(p) > 1} for k, by in groups.items()}
+    shared = {k: by for k, by in shared.items() if by}
+    if not shared:
+        return ""
+    n = sum(len(places) for by in shared.values() for places in by.values())
+    conds = sum(len(by) for by in shared.values())
+    out = [f"Preconditions several warnings suggest ({conds} condition{'' if conds == 1 else 's'} behind {n} "
+           "warnings): state those the kernel relies on as asserts at its top; each settles the places it names"]
+    for kernel, by in shared.items():
+        out.append(f"  kernel {kernel}:" if kernel else "  (outside a kernel):")
+        width = max(len(c) for c in by)
+        for cond, places in sorted(by.items(), key=lambda t: (-len(t[1]), t[0])):
+            seen: list = []
+            for loc in places:
+                if (loc.path, loc.line) not in seen:
+                    seen.append((loc.path, loc.line))
+            shown, last = [], None
+            for path, line in seen[:PRECONDITION_PLACES]:
+                shown.append(str(line) if path == last else f"{os.path.basename(path)}:{line}")
+                last = path
+            more = f" and {len(seen) - PRECONDITION_PLACES} more" if len(seen) > PRECONDITION_PLACES else ""
+            out.append(f"    {cond.ljust(width)}  {len(places)} warnings: {', '.join(shown)}{more}")
+    return "\n".join(out)
+
+
 def summary(n_files: int, n_kernels: int, diags: list, seconds: float) -> str:
     errors = sum(1 for d in diags if d.severity == ERROR)
     warnings = sum(1 for d in diags if d.severity == WARNING)
