@@ -218,7 +218,7 @@ def _analyse_kernel(kernel: ir.Kernel, options: Options, result: VerifyResult, c
                 out.append(d)
     # undecided findings a split on their conditions proves, asked last (see KernelAnalysis.settle_deferred)
     proved = ka.settle_deferred()
-    out = [d for d in out if id(d) not in proved]
+    out = [ka.replacements.get(id(d), d) for d in out if id(d) not in proved or id(d) in ka.replacements]
     result.kernels.append(KernelReport(kernel.name, kernel.context, kernel.complete, ka.stats.obligations,
                                        ka.stats.by_interval, ka.prover.queries, ka.prover.seconds,
                                        ka.stats.skipped))

@@ -921,3 +921,24 @@ def test_an_undecided_check_gets_a_last_chance_with_a_larger_work_bound(monkeypa
     # (and at the usual bounds it is an error, the good slice nothing)
     assert _groups_findings(monkeypatch, 1) == [("NKI101", 16)]
     assert _groups_findings(monkeypatch, 0) == []
+
+
+def test_a_violation_the_last_chance_finds_is_shown_in_place_of_the_undecided_check(monkeypatch):
+    # the overrun left undecided at the small bound (its second chances, the concrete sizes, turned off) is
+    # found by the last chance's larger one: shown as the finding, graded and with its counterexample
+    from nki_verify.analysis.solver import Prover
+
+    monkeypatch.setattr(Prover, "_relaxed", lambda self, goal, keep: None)
+    monkeypatch.setattr(Prover, "_apart", lambda self, goal, local, rlimit: None)
+    small = {"RLIMIT": 100, "QUIET_RLIMIT": 100}
+    assert _groups_findings(monkeypatch, 1, LAST_CHANCE_QUERIES=0, **small) == [("NKI901", 16)]
+    with monkeypatch.context() as m:
+        from nki_verify.analysis import engine
+
+        m.setattr(engine, "BOUND_ATTEMPT_BUDGET", 0)
+        for name, value in small.items():
+            m.setattr(engine, name, value)
+        m.setattr(engine, "LAST_CHANCE_RLIMIT", RLIMIT)
+        found = analyze_source(GROUPS.replace("EXTRA", "1"), "groups.py").diagnostics
+    assert [(d.code, d.location.line) for d in found] == [("NKI101", 16)]
+    assert found[0].counterexample and "runs past the end" in found[0].message

@@ -186,7 +186,9 @@ class KernelAnalysis:
         self.bound_attempts = 0
         self.condition_queries = 0  # spent by _by_conditions (see CONDITION_SPLIT_KERNEL_QUERIES)
         self.deferred: list = []  # (NKI901 finding, goal, facts, check) for `settle_deferred`
-        self.undecided_copies: list = []  # (NKI901 finding, goal, facts, check) of every such copy, ditto
+        self.undecided_copies: list = []  # (NKI901 finding, goal, facts, check, obligation) of every such copy, ditto
+        # id of an undecided finding -> the finding the last chance found in its place (see _last_chance)
+        self.replacements: dict = {}
         self.undecided = 0  # checks the solver could not decide at RLIMIT (see UNDECIDED_BUDGET)
         self.stats = Stats()
         self._seen: set = set()
@@ -589,11 +591,14 @@ class KernelAnalysis:
 
     def _last_chance(self, proved: set) -> set:
         """The ids of the undecided findings the solver proves with LAST_CHANCE_RLIMIT: a place is settled when
-        each of its copies in this run is (a place one copy leaves undecided shows NKI901 whatever the others)."""
+        each of its copies in this run is (a place one copy leaves undecided shows NKI901 whatever the others).
+        A copy the larger bound shows violated is a finding like any other, graded and with its counterexample:
+        it takes the place of every copy's NKI901 there (`self.replacements`; nothing, where the grading shows
+        nothing, a configuration some value of which escapes it)."""
         places: dict = {}
-        for d, goal, local, check in self.undecided_copies:
+        for d, goal, local, check, ob in self.undecided_copies:
             if id(d) not in proved:
-                places.setdefault(_undecided_key(d.location, check), []).append((d, goal, local))
+                places.setdefault(_undecided_key(d.location, check), []).append((d, goal, local, ob))
         self.undecided_copies = []
         out: set = set()
         if len(places) > LAST_CHANCE_PLACES:
@@ -602,18 +607,39 @@ class KernelAnalysis:
         for key, copies in places.items():
             if len(copies) > LAST_CHANCE_COPIES:
                 continue
-            settled = True
-            for _, goal, local in copies:
+            for d, goal, local, ob in copies:
                 if self.prover.queries - start >= LAST_CHANCE_QUERIES:
                     return out
-                if not isinstance(self.prover.find_violation(goal, local, LAST_CHANCE_RLIMIT, retry=False), Proved):
-                    settled = False
+                verdict = self.prover.find_violation(goal, local, LAST_CHANCE_RLIMIT, retry=False)
+                if isinstance(verdict, Violated):
+                    found = self._last_violation(ob, local, verdict)
+                    if found is not False:
+                        self.stats.by_last_chance += len(copies)
+                        out |= {id(c) for c, _, _, _ in copies}
+                        if found is not None:
+                            self.replacements[id(d)] = found
+                        self._shown.pop(key, None)
+                        break
+                if not isinstance(verdict, Proved):
                     break
-            if settled:
+            else:
                 self.stats.by_last_chance += len(copies)
-                out |= {id(d) for d, _, _ in copies}
+                out |= {id(c) for c, _, _, _ in copies}
                 self._shown.pop(key, None)  # (not shown undecided by this run after all)
         return out
+
+    def _last_violation(self, ob: Obligation, local: list, verdict: Violated) -> Diagnostic | bool | None:
+        """The finding of a violation the last chance found (None: nothing to show), as `_decide` makes it: with
+        the lazy facts on the goal's inputs too, where the model breaks one (False: undecided with them)."""
+        syms = set(E.free_syms(ob.goal)).union(*map(E.free_syms, local))
+        extra = self._lazy_naming(E.free_syms(ob.goal)) if self.lazy else []
+        if extra and any(not _holds(f, verdict.model) for f in extra):
+            verdict = self.prover.find_violation(ob.goal, local + extra, LAST_CHANCE_RLIMIT, retry=False)
+            if isinstance(verdict, Proved):
+                return None
+            if not isinstance(verdict, Violated):
+                return False
+        return self._violation(ob, local, syms, verdict, extra)
 
     def _undecided_at(self, where: Location, check: str) -> bool:
         """The undecided check `check` ("CODE: what", as an NKI901 message names it) is shown at this place for
@@ -753,7 +779,7 @@ class KernelAnalysis:
             else:
                 self._shown_undecided(d, check)
             if not spent:
-                self.undecided_copies.append((d, ob.goal, local, check))
+                self.undecided_copies.append((d, ob.goal, local, check, ob))
             return d
         return self._violation(ob, local, syms, verdict, extra)
 
