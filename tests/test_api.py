@@ -2381,6 +2381,13 @@ def test_syntax_newer_than_the_running_python_is_said() -> None:
         assert f"nki-verify runs on Python {sys.version_info.major}.{sys.version_info.minor}" in codes[0][1]
     else:
         assert not [c for c, _ in codes if c == "NKI999"]
+    # so does an f-string that reuses its quotes inside a replacement field (a benchmark script's message)
+    nested = B1_HEADER + "def report(r):\n    print(f\"{r[f'{r['kernel']}_bytes'] / 2**20:.2f} MiB\")\n"
+    codes = [(d.code, d.message) for d in verify_source(nested, "/tmp/k.py")]
+    if sys.version_info < (3, 12):
+        assert len(codes) == 1 and "an f-string whose replacement field holds" in codes[0][1], codes
+    else:
+        assert not [c for c, _ in codes if c == "NKI999"]
     # an ordinary syntax error says nothing of versions
     (d,) = verify_source(B1_HEADER + "def k(x:\n    return x\n", "/tmp/k.py")
     assert d.code == "NKI999" and "syntax;" not in d.message
@@ -2405,3 +2412,19 @@ def test_a_slice_beside_an_index_grid_is_reported_and_read_as_the_grid_of_its_el
     # within bounds: the mix alone
     found = [d.code for d in verify_source(text.replace("1024", "512"), "/tmp/k.py")]
     assert found == ["NKI610"]
+
+
+def test_a_finding_names_each_quantity_once() -> None:
+    # the partition rule of an elementwise op has two conditions on the same two counts: each shown once
+    text = B1_HEADER + src("""
+        @nki.jit
+        def add(a, b):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            res = nl.add(nl.load(a), nl.load(b))
+            nl.store(out, value=res)
+            return out
+    """)
+    found = [d for d in verify_source(text, "/tmp/add.py") if "partition count" in d.message]
+    assert found, verify_source(text, "/tmp/add.py")
+    quantities = found[0].message.rsplit(" (", 1)[1].rstrip(")").split(", ")
+    assert len(quantities) == len(set(quantities)) == 2, found[0].message

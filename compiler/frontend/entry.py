@@ -168,6 +168,9 @@ NEWER_SYNTAX = (
     (re.compile(r"^\s*(async\s+)?def\s+\w+\s*\["), (3, 12), "a function with type parameters (`def f[T](...)`)"),
     (re.compile(r"^\s*class\s+\w+\s*\["), (3, 12), "a class with type parameters (`class C[T]: ...`)"),
     (re.compile(r"^\s*type\s+\w+(\[.*\])?\s*="), (3, 12), "a type alias statement (`type X = ...`)"),
+    # (PEP 701: a replacement field may hold the f-string's own quote, `f"{row["name"]}"`)
+    (re.compile(r"""\b[fF][rR]?(['"])[^'"\n]*\{[^}\n]*\1"""), (3, 12),
+     "an f-string whose replacement field holds the f-string's own quote (`f'{d['k']}'`)"),
 )
 
 

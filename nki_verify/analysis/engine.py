@@ -1052,7 +1052,9 @@ class KernelAnalysis:
                 continue
             # (not named by the model: a violation whatever the values; unevaluable: just not shown)
             value = _in_model(e, model)
-            if value is not None:
+            if value is not None and f"{name} = {value}" not in parts:
+                # (once: a rule of two conditions on the same quantities, `x and y must have the same partition
+                # count, or one of them 1`, names them for each)
                 parts.append(f"{name} = {value}")
         return ", ".join(parts)
 
