@@ -1216,47 +1216,47 @@ def interval(e: Expr, ranges: Mapping, nonzero_divisors: bool = False, memo: dic
     `nonzero_divisors`, a divisor is taken as non-zero (the kernel divides by it, so it is not zero wherever
     the kernel runs); `memo` caches sub-terms across calls on one expression DAG (one is made per call
     otherwise: sub-terms are shared, and a chain of conditionals would be walked once per path)."""
-    if memo is not None:
-        r = memo.get(e)
-        if r is not None:
-            return r
-    elif isinstance(e, Const):
+    t = type(e)
+    if t is Const:
         return Interval(e.value, e.value)
-    elif isinstance(e, Sym):
+    if t is Sym:
         return ranges.get(e, TOP)
-    else:
-        memo = {}
-    nz, m = nonzero_divisors, memo
-    if isinstance(e, Const):
-        r = Interval(e.value, e.value)
-    elif isinstance(e, Sym):
-        r = ranges.get(e, TOP)
-    elif isinstance(e, Lin):
+    return _interval(e, ranges, nonzero_divisors, {} if memo is None else memo)
+
+
+def _interval(e: Expr, ranges: Mapping, nz: bool, m: dict) -> Interval:
+    """`interval` of a compound node (leaves are worked out in place, without the memo)."""
+    r = m.get(e)
+    if r is not None:
+        return r
+    t = type(e)
+    if t is Lin:
         r = Interval(e.const, e.const)
         for a, c in e.terms:
-            r = _iadd(r, _iscale(interval(a, ranges, nz, m), c))
-    elif isinstance(e, Mul):
+            ta = type(a)
+            iv = Interval(a.value, a.value) if ta is Const else ranges.get(a, TOP) if ta is Sym else \
+                _interval(a, ranges, nz, m)
+            r = _iadd(r, _iscale(iv, c))
+    elif t is Mul:
         r = Interval(1, 1)
         for f in e.factors:
             r = _imul(r, interval(f, ranges, nz, m))
-    elif isinstance(e, (FloorDiv, Mod)):
+    elif t is FloorDiv or t is Mod:
         d = interval(e.b, ranges, nz, m)
         d = _nonzero_divisor(d) if nz else d
-        r = (_ifloordiv if isinstance(e, FloorDiv) else _imod)(interval(e.a, ranges, nz, m), d)
-    elif isinstance(e, Min):
+        r = (_ifloordiv if t is FloorDiv else _imod)(interval(e.a, ranges, nz, m), d)
+    elif t is Min:
         r = _imin([interval(a, ranges, nz, m) for a in e.args])
-    elif isinstance(e, Max):
+    elif t is Max:
         r = _imax([interval(a, ranges, nz, m) for a in e.args])
-    elif isinstance(e, Ite):
+    elif t is Ite:
         r = _ijoin(interval(e.a, ranges, nz, m), interval(e.b, ranges, nz, m))
     else:
         r = TOP
-    if not isinstance(e, (Const, Sym)):
-        known = ranges.get(e)  # a bound the facts state of the term itself (`min(128, n // g) != 0`)
-        if known is not None:
-            r = _imeet(r, known)
-    if memo is not None:
-        memo[e] = r
+    known = ranges.get(e)  # a bound the facts state of the term itself (`min(128, n // g) != 0`)
+    if known is not None:
+        r = _imeet(r, known)
+    m[e] = r
     return r
 
 
