@@ -133,11 +133,19 @@ def test_text_digest_names_each_shared_precondition_once(tmp_path) -> None:
     p = run(str(path))
     assert p.returncode == 0, p.stdout + p.stderr
     digest = p.stdout[p.stdout.index("Preconditions several warnings suggest"):].splitlines()
-    assert digest[1] == "  kernel blocks:"
-    assert digest[2].split()[:4] == ["assert", "a.shape[0]", "<=", "128"]
-    assert digest[2].endswith("  2 warnings: blocks.py:11, 12"), digest
-    assert digest[3] == ""  # (then the summary)
+    assert digest[0].startswith("Preconditions several warnings suggest (1 condition behind 2 warnings)")
+    assert digest[1].split() == ["assert", "a.shape[0]", "<=", "128", "2", "warnings", "in", "blocks:",
+                                 "blocks.py:11,", "12"], digest
+    assert digest[2] == ""  # (then the summary)
     assert run("--quiet", str(path)).stdout.count("Preconditions") == 0
+    # a second kernel written for the same inputs relies on the same preconditions: each is named once, for both
+    twice = UNSTATED_SIZE + UNSTATED_SIZE[UNSTATED_SIZE.index("@nki.jit"):].replace("def blocks(", "def blocks2(")
+    path.write_text(twice)
+    digest = run(str(path)).stdout.split("Preconditions several warnings suggest ")[1].splitlines()
+    assert digest[0].startswith("(3 conditions behind 8 warnings)"), digest
+    assert [line.split("  ")[1].strip() for line in digest[1:4]] == [
+        "assert a.shape[0] <= 128", "assert a.shape[0] <= b.shape[0]", "assert a.shape[1] <= b.shape[1]"]
+    assert digest[1].endswith("4 warnings in blocks, blocks2: blocks.py:11, 12, 22, 23"), digest
     # with the precondition stated, none is left to list
     path.write_text(UNSTATED_SIZE.replace("n, m = a.shape", "n, m = a.shape\n    assert n <= 128"))
     assert "Preconditions" not in run(str(path)).stdout

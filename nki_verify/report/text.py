@@ -84,36 +84,34 @@ PRECONDITION_PLACES = 5  # places listed per precondition in the digest (the res
 
 
 def preconditions(diags: list) -> str:
-    """The digest of the asserts that several warnings suggest, by kernel: a kernel that does not state a
-    precondition it relies on (a size at most 128, two sizes equal) gets a warning at every place that relies on
-    it, each with the same suggestion; the digest names each such precondition once, with the places it would
-    settle.  Empty when no two warnings of a kernel suggest the same assert (each one's own `help` says it)."""
+    """The digest of the asserts that several warnings suggest: a kernel that does not state a precondition it
+    relies on (a size at most 128, two sizes equal) gets a warning at every place that relies on it, each with the
+    same suggestion, and so do the other kernels of the file written for the same inputs (a tutorial's three
+    versions of one kernel); the digest names each such precondition once, with the kernels and the places it
+    would settle.  Empty when no two warnings suggest the same assert (each one's own `help` says it)."""
     groups: dict = {}
     for d in diags:
         if d.suggestion and d.severity == WARNING:
-            groups.setdefault(d.kernel or "", {}).setdefault(d.suggestion, []).append(d.location)
-    shared = {k: {c: p for c, p in by.items() if len(p) > 1} for k, by in groups.items()}
-    shared = {k: by for k, by in shared.items() if by}
+            groups.setdefault(d.suggestion, []).append(d)
+    shared = sorted(((c, ds) for c, ds in groups.items() if len(ds) > 1), key=lambda t: (-len(t[1]), t[0]))
     if not shared:
         return ""
-    n = sum(len(places) for by in shared.values() for places in by.values())
-    conds = sum(len(by) for by in shared.values())
-    out = [f"Preconditions several warnings suggest ({conds} condition{'' if conds == 1 else 's'} behind {n} "
-           "warnings): state those the kernel relies on as asserts at its top; each settles the places it names"]
-    for kernel, by in shared.items():
-        out.append(f"  kernel {kernel}:" if kernel else "  (outside a kernel):")
-        width = max(len(c) for c in by)
-        for cond, places in sorted(by.items(), key=lambda t: (-len(t[1]), t[0])):
-            seen: list = []
-            for loc in places:
-                if (loc.path, loc.line) not in seen:
-                    seen.append((loc.path, loc.line))
-            shown, last = [], None
-            for path, line in seen[:PRECONDITION_PLACES]:
-                shown.append(str(line) if path == last else f"{os.path.basename(path)}:{line}")
-                last = path
-            more = f" and {len(seen) - PRECONDITION_PLACES} more" if len(seen) > PRECONDITION_PLACES else ""
-            out.append(f"    {cond.ljust(width)}  {len(places)} warnings: {', '.join(shown)}{more}")
+    n = sum(len(ds) for _, ds in shared)
+    out = [f"Preconditions several warnings suggest ({len(shared)} condition{'' if len(shared) == 1 else 's'} "
+           f"behind {n} warnings): state those a kernel relies on as asserts at its top; each settles the places "
+           "it names"]
+    width = max(len(c) for c, _ in shared)
+    for cond, ds in shared:
+        kernels = list(dict.fromkeys(d.kernel for d in ds if d.kernel))
+        where = ", ".join(kernels) if len(kernels) <= 3 else f"{len(kernels)} kernels"
+        seen = list(dict.fromkeys((d.location.path, d.location.line) for d in ds))
+        shown, last = [], None
+        for path, line in seen[:PRECONDITION_PLACES]:
+            shown.append(str(line) if path == last else f"{os.path.basename(path)}:{line}")
+            last = path
+        more = f" and {len(seen) - PRECONDITION_PLACES} more" if len(seen) > PRECONDITION_PLACES else ""
+        out.append(f"  {cond.ljust(width)}  {len(ds)} warnings{f' in {where}' if where else ''}: "
+                   f"{', '.join(shown)}{more}")
     return "\n".join(out)
 
 
