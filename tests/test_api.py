@@ -2428,3 +2428,27 @@ def test_a_finding_names_each_quantity_once() -> None:
     assert found, verify_source(text, "/tmp/add.py")
     quantities = found[0].message.rsplit(" (", 1)[1].rstrip(")").split(", ")
     assert len(quantities) == len(set(quantities)) == 2, found[0].message
+
+
+def test_a_product_of_dimensions_is_suggested_as_the_precondition() -> None:
+    # a batch's rows flattened into one tile's partitions: the precondition is on their product
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+
+        @nki.jit
+        def flat(a):
+            b, s, h = a.shape
+            out = nl.ndarray((b * s, h), dtype=a.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((b * s, h), dtype=a.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=a.reshape((b * s, h)))
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """)
+    (d,) = verify_source(text, "/tmp/flat.py")
+    assert d.code == "NKI201" and d.suggestion == "assert a.shape[0]*a.shape[1] <= 128", d
+    # stated, it settles the check
+    assert verify_source(text.replace("b, s, h = a.shape", "b, s, h = a.shape\n    assert b * s <= 128"),
+                         "/tmp/flat.py") == []

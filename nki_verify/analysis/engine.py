@@ -15,6 +15,7 @@ the rest go to z3.  A violation is
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import itertools
@@ -1084,9 +1085,13 @@ class KernelAnalysis:
     def _suggest(self, ob: Obligation, local: list, inputs: list, model: dict) -> str | None:
         """An assertion on the inputs under which the check holds (`model`: the finding's counterexample)."""
         cands: list = []
-        if _simple(ob.goal) and all(self._is_input(s) for s in E.free_syms(ob.goal) if isinstance(s, E.Sym)):
-            # (only a goal over the inputs: one naming loop indices, or the two iterations' copies of a race
-            # check, `e0_1 != e0_2`, is nothing the kernel could assert)
+        goal_too = _simple(ob.goal) and \
+            all(self._is_input(s) for s in E.free_syms(ob.goal) if isinstance(s, E.Sym))
+        # (only a goal over the inputs: one naming loop indices, or the two iterations' copies of a race check,
+        # `e0_1 != e0_2`, is nothing the kernel could assert; one on a product of dimensions, after the same
+        # axes of two inputs equal, which is what a kernel means by `k.size == v.size` more often than not)
+        products = any(isinstance(a, E.Mul) for a in E._linear_parts(ob.goal.e)[0]) if goal_too else False
+        if goal_too and not products:
             cands.append(ob.goal)
         is_input = lambda s: self.info.get(s) is not None and self.info[s].role in ("shape", "scalar")  # noqa: E731
         # the parts of the check's own condition that are over the inputs alone (`d % 2 == 0` in `d % 2 == 0 or
@@ -1095,6 +1100,8 @@ class KernelAnalysis:
         # dimensions of two inputs that the access mixes (an index whose loop runs over q's batch used on k's
         # axis 0, k's rows walked with q's row stride): the same axes equal, all of them at once
         cands.extend(self._same_axes(ob, is_input))
+        if products and ob.goal not in cands:
+            cands.append(ob.goal)
         solved = _solved_bounds(ob.goal, is_input)
         # with each loop/pattern index at its worst end, a bound on the input that sets the range
         goal = E.substitute(ob.goal, E.fixed_by(self.ranges))  # dimensions the kernel's asserts fix
@@ -1147,7 +1154,11 @@ class KernelAnalysis:
             elif isinstance(r, Proved) and isinstance(self.prover.find_violation(E.bnot(cand), list(local)), Violated):
                 if cand in floors:
                     cand = self._least_floor(ob.goal, local, *floors[cand])
-                return f"assert {self.show(cand)}"
+                text = self.show(cand)
+                if _python_expression(text):
+                    return f"assert {text}"
+                # (a value the front end could not determine is named in words, `result of f()`: no assert a
+                # kernel could state; the next candidate may name dimensions only)
         return None
 
     def _holds_given_equal(self, ob: Obligation, local: list, cand: E.BExpr) -> bool:
@@ -1586,12 +1597,23 @@ def _connected(syms: set, facts: list) -> set:
     return out
 
 
+def _python_expression(text: str) -> bool:
+    """`text` reads as a Python expression (a suggestion the user can paste as an assert)."""
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError:
+        return False
+    return True
+
+
 def _simple(goal: E.BExpr) -> bool:
-    """A condition short enough to suggest as an assert (N <= 128, K == K2)."""
+    """A condition short enough to suggest as an assert (N <= 128, K == K2, B*S <= 128: a product of a few
+    dimensions, the rows of a batch flattened into one tile's partitions)."""
     if not isinstance(goal, E.Cmp):
         return False
     t, _ = E._linear_parts(goal.e)
-    return len(t) <= 2 and all(isinstance(a, E.Sym) and abs(k) == 1 for a, k in t.items())
+    return len(t) <= 2 and all((isinstance(a, E.Sym) or isinstance(a, E.Mul) and len(a.factors) <= 3 and
+                                all(isinstance(f, E.Sym) for f in a.factors)) and abs(k) == 1 for a, k in t.items())
 
 
 def _walk(e: object) -> list:
