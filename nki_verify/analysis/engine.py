@@ -608,39 +608,39 @@ class KernelAnalysis:
         for key, copies in places.items():
             if len(copies) > LAST_CHANCE_COPIES:
                 continue
-            for d, goal, local, ob in copies:
+            settled, found = True, None
+            for _, goal, local, ob in copies:
                 if self.prover.queries - start >= LAST_CHANCE_QUERIES:
                     return out
                 verdict = self.prover.find_violation(goal, local, LAST_CHANCE_RLIMIT, retry=False)
                 if isinstance(verdict, Violated):
-                    found = self._last_violation(ob, local, verdict)
-                    if found is not False:
-                        self.stats.by_last_chance += len(copies)
-                        out |= {id(c) for c, _, _, _ in copies}
-                        if found is not None:
-                            self.replacements[id(d)] = found
-                        self._shown.pop(key, None)
+                    # (as `_decide` makes the finding: the lazy facts join where the model breaks one)
+                    verdict, extra = self._with_lazy(ob, local, verdict, LAST_CHANCE_RLIMIT, retry=False)
+                    if isinstance(verdict, Violated):
+                        syms = set(E.free_syms(ob.goal)).union(*map(E.free_syms, local))
+                        found = self._violation(ob, local, syms, verdict, extra)
+                        break  # (the finding takes the place, whatever the other copies)
+                    if isinstance(verdict, Proved):
                         break
                 if not isinstance(verdict, Proved):
+                    settled = False
                     break
-            else:
+            if settled:
                 self.stats.by_last_chance += len(copies)
-                out |= {id(c) for c, _, _, _ in copies}
+                out |= {id(d) for d, _, _, _ in copies}
                 self._shown.pop(key, None)  # (not shown undecided by this run after all)
+                if found is not None:
+                    self.replacements[id(copies[0][0])] = found
         return out
 
-    def _last_violation(self, ob: Obligation, local: list, verdict: Violated) -> Diagnostic | bool | None:
-        """The finding of a violation the last chance found (None: nothing to show), as `_decide` makes it: with
-        the lazy facts on the goal's inputs too, where the model breaks one (False: undecided with them)."""
-        syms = set(E.free_syms(ob.goal)).union(*map(E.free_syms, local))
+    def _with_lazy(self, ob: Obligation, local: list, verdict: Violated, rlimit: int,
+                   retry: bool = True) -> tuple:
+        """(the verdict, the lazy facts asked with) of a violation found without the lazy facts on the goal's
+        inputs (`self.lazy`): asked again with them where the model breaks one."""
         extra = self._lazy_naming(E.free_syms(ob.goal)) if self.lazy else []
         if extra and any(not _holds(f, verdict.model) for f in extra):
-            verdict = self.prover.find_violation(ob.goal, local + extra, LAST_CHANCE_RLIMIT, retry=False)
-            if isinstance(verdict, Proved):
-                return None
-            if not isinstance(verdict, Violated):
-                return False
-        return self._violation(ob, local, syms, verdict, extra)
+            return self.prover.find_violation(ob.goal, local + extra, rlimit, retry=retry), extra
+        return verdict, extra
 
     def _undecided_at(self, where: Location, check: str) -> bool:
         """The undecided check `check` ("CODE: what", as an NKI901 message names it) is shown at this place for
@@ -741,11 +741,8 @@ class KernelAnalysis:
             return None
         if isinstance(verdict, Unknown) and not ob.quiet_unknown and not again:
             self.undecided += 1  # (another copy of a check shown undecided at its place adds nothing shown)
-        if isinstance(verdict, Violated) and self.lazy:
-            goal_syms = E.free_syms(ob.goal)
-            extra = self._lazy_naming(goal_syms)
-            if extra and any(not _holds(f, verdict.model) for f in extra):
-                verdict = self.prover.find_violation(ob.goal, local + extra, rlimit)
+        if isinstance(verdict, Violated):
+            verdict, extra = self._with_lazy(ob, local, verdict, rlimit)
         self.stats.queries = self.prover.queries
         self.stats.z3_seconds = self.prover.seconds
         if isinstance(verdict, Proved):
