@@ -620,8 +620,6 @@ class KernelAnalysis:
                         syms = set(E.free_syms(ob.goal)).union(*map(E.free_syms, local))
                         found = self._violation(ob, local, syms, verdict, extra)
                         break  # (the finding takes the place, whatever the other copies)
-                    if isinstance(verdict, Proved):
-                        break
                 if not isinstance(verdict, Proved):
                     settled = False
                     break
