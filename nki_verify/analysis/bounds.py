@@ -9,10 +9,13 @@ bounds it the finding is a warning that names the value.  Accesses of instructio
 
 from __future__ import annotations
 
+import functools
+
 from compiler import expr as E
 from compiler import ir
 
 from ..diagnostics import WARNING
+from . import rewrite
 from .accesses import fresh
 from .engine import KernelAnalysis, Obligation
 
@@ -132,6 +135,7 @@ def _pattern(ka: KernelAnalysis, t: ir.Tensor, sub: ir.Subscript, facts: tuple, 
         free = E.add(E.mod(acc.offset, row), *terms[1:]) if len(terms) > 1 else E.mod(acc.offset, row)
         qp = (("partition", part), ("size", pat.partitions))
         qf = (("offset in partition", free), ("row", row))
+        inside = functools.partial(_inside_axes, t, pat, idx, True)
         obs += [
             Obligation("NKI102", E.ge(part, 0), tuple(local), sub.span,
                        f"this access pattern starts before partition 0 of {where}", qp, loops=loops, show=tuple(idx)),
@@ -145,7 +149,10 @@ def _pattern(ka: KernelAnalysis, t: ir.Tensor, sub: ir.Subscript, facts: tuple, 
                        f"this access pattern runs past the end of a partition row of {where} "
                        f"({ka.show(row)} elements)", qf, loops=loops, show=tuple(idx)),
         ]
+        for ob in obs[-4:]:
+            ob.stronger = inside
     else:
+        inside = functools.partial(_inside_axes, t, pat, idx, False)
         obs += [
             Obligation("NKI102", E.ge(addr, 0), tuple(local), sub.span,
                        f"this access pattern reaches before the start of {where}", q, loops=loops, show=tuple(idx)),
@@ -153,12 +160,113 @@ def _pattern(ka: KernelAnalysis, t: ir.Tensor, sub: ir.Subscript, facts: tuple, 
                        f"this access pattern runs past the end of {where} ({ka.show(pat.numel)} elements)",
                        q + (("size", pat.numel),), loops=loops, show=tuple(idx)),
         ]
+        for ob in obs[-2:]:
+            ob.stronger = inside
     out = []
     for ob in obs:
         if runtime_syms(ka, ob.goal) and skipped:
             continue
         out.append(_as_runtime(ka, ob, False))
     return out
+
+
+def _inside_axes(t: ir.Tensor, pat: ir.Pattern, idx: list, on_chip: bool, rule: dict) -> tuple:
+    """A sufficient condition for a pattern over `t`'s storage to stay inside it, easier to prove than the
+    flattened address: the offset and each step written as coordinates of `t`'s axes (`b*d*s + o` over a
+    (B, D, S) tensor is the element [b, 0, o]; a step of `s` walks axis 1), and every element's coordinates
+    inside their axes.  Flattened addresses are products of sizes the solver gets lost in (`(b + 1)*d*s <=
+    B*d*s`), the coordinates are mostly linear.  It is no necessary condition (a pattern may run along a row
+    into the next one), so only a proof of it counts.  On chip the first pair walks the partitions (axis 0)
+    and the others must stay off them.  () when the storage is not `t`'s shape or a step is no multiple of
+    an axis' stride.  `rule`: the kernel's equalities as rewriting rules (`d*s` written with one input's sizes
+    over another input of the same sizes, `assert k.shape[1] == d`), applied to all of it first."""
+    acc = pat.access
+    rule = {s: v for s, v in rule.items() if not any(getattr(x, "kind", "") == "quotient" for x in E.free_syms(v))}
+    apply = functools.partial(rewrite.applied, rule=rule)
+    shape = tuple(apply(x) for x in t.shape)
+    if not shape or not idx:
+        return ()
+    if on_chip:
+        if shape[0] != apply(pat.partitions) or _product(shape[1:]) != apply(pat.row):
+            return ()
+    elif _product(shape) != apply(pat.numel):
+        return ()
+    offset, dims = apply(acc.offset), [(apply(step), count) for step, count in acc.dims]
+    # then with two neighbouring axes as one (a batch folded into the rows where the sequence is short: row
+    # b*S + s of a (B, S, H) tensor), the partition axis on chip kept apart
+    shapes = [shape] + [shape[:k] + (E.mul(shape[k], shape[k + 1]),) + shape[k + 2:]
+                        for k in range(1 if on_chip else 0, len(shape) - 1) if len(shape) > 2 + on_chip]
+    out = (_axes_goal(sh, offset, dims, idx, on_chip) for sh in shapes)
+    return tuple(g for g in out if g is not None)
+
+
+def _axes_goal(shape: tuple, offset: E.Expr, dims: list, idx: list, on_chip: bool) -> E.BExpr | None:
+    strides = [E.ONE] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        strides[k] = E.mul(strides[k + 1], shape[k + 1])
+    coords = _coordinates(offset, strides)
+    if coords is None:
+        return None
+    for n, ((step, _), i) in enumerate(zip(dims, idx)):
+        if on_chip and n == 0:
+            coords[0] = E.add(coords[0], i)
+            continue
+        row = _coordinates(step, strides)
+        if row is None or (on_chip and row[0] != E.ZERO):
+            return None
+        coords = [E.add(c, E.mul(r, i)) for c, r in zip(coords, row)]
+    return E.band(*[E.band(E.ge(c, 0), E.lt(c, n)) for c, n in zip(coords, shape)])
+
+
+def _product(xs: tuple | list) -> E.Expr:
+    return functools.reduce(E.mul, xs, E.ONE)
+
+
+def _monomial(e: E.Expr) -> tuple | None:
+    """(coefficient, factors) of a constant times a product of atoms, else None."""
+    if isinstance(e, E.Const):
+        return e.value, ()
+    if isinstance(e, E.Lin):
+        if e.const != 0 or len(e.terms) != 1:
+            return None
+        (a, c), = e.terms
+        return c, tuple(E._atom_factors(a))
+    return 1, tuple(E._atom_factors(e))
+
+
+def _quotient(factors: list, divisor: tuple) -> list | None:
+    """`factors` without those of `divisor` (each once), or None when one is missing."""
+    rest = list(factors)
+    for f in divisor:
+        if f not in rest:
+            return None
+        rest.remove(f)
+    return rest
+
+
+def _coordinates(e: E.Expr, strides: list) -> list | None:
+    """c with e == sum(c[k] * strides[k]) term by term: each term of `e` goes to the outermost axis whose
+    stride divides it (a constant is split by the constant strides, outermost first); None when a term
+    divides by no stride."""
+    monos = [_monomial(st) for st in strides]
+    parts: list = [[] for _ in strides]
+    terms, c = E._linear_parts(e)
+    for atom, coef in terms.items():
+        for k, m in enumerate(monos):
+            rest = _quotient(E._atom_factors(atom), m[1]) if m is not None and m[0] and coef % m[0] == 0 else None
+            if rest is not None:
+                parts[k].append(E.mul(coef // m[0], _product(rest)))
+                break
+        else:
+            return None
+    for k, m in enumerate(monos):
+        if c and m is not None and not m[1] and m[0] > 0:
+            q, c = divmod(c, m[0])
+            if q:
+                parts[k].append(E.const(q))
+    if c:
+        return None
+    return [E.add(*p) if p else E.ZERO for p in parts]
 
 
 def _item(ka: KernelAnalysis, t: ir.Tensor, axis: int, dim: E.Expr, item: ir.AxisIndex, facts: tuple,

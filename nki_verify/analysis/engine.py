@@ -101,6 +101,10 @@ class Obligation:
     show: tuple = ()  # symbols always shown in the counterexample (e.g. the two iterations of a dependency)
     definite: bool = False  # report only violations every admissible input reaches (no input-dependent warning)
     quiet_unknown: bool = False  # an undecided verdict is not reported (NKI901 off for this check)
+    # the goals each of which implies `goal` under the facts, easier to prove (an access pattern's coordinates
+    # each inside their axis, bounds.py), made from the kernel's rewriting rules (see `_rules`): a proof of one
+    # proves the check, their violations say nothing
+    stronger: Callable[[dict], tuple] | None = None
 
 
 @dataclass
@@ -115,6 +119,7 @@ class Stats:
     skipped: int = 0  # quiet checks left undecided once their budget was spent
     by_point: int = 0  # shown to pass for some input at an input kept from the solver (no finding to show)
     by_last_chance: int = 0  # undecided copies proved with a larger work bound (see _last_chance)
+    by_axes: int = 0  # undecided access patterns proved by their coordinates (see _by_axes)
 
 
 # conditions of the goal's conditionals split on, one inside the other, for an undecided goal (see _by_conditions)
@@ -128,6 +133,8 @@ CONDITION_SPLIT_KERNEL_QUERIES = 96  # per kernel
 # backward's transpose and SPMD writes, a slice of output projection's weights; kernels fully analysed 26 -> 28,
 # NKI901 315 -> 304, at no measurable cost in time)
 LAST_CHANCE_RLIMIT = 10 * RLIMIT
+# solver queries per kernel run spent proving undecided access patterns by their coordinates (see _by_axes)
+AXES_QUERIES = 64
 LAST_CHANCE_PLACES = 12  # undecided places in the run at most
 LAST_CHANCE_COPIES = 8  # copies of the check at one place at most
 LAST_CHANCE_QUERIES = 16  # solver queries per kernel run
@@ -188,6 +195,7 @@ class KernelAnalysis:
         self.condition_queries = 0  # spent by _by_conditions (see CONDITION_SPLIT_KERNEL_QUERIES)
         self.deferred: list = []  # (NKI901 finding, goal, facts, check) for `settle_deferred`
         self.undecided_copies: list = []  # (NKI901 finding, goal, facts, check, obligation) of every such copy, ditto
+        self.axes_copies: list = []  # (NKI901 finding, check, stronger goals, facts, ranges) of every copy (_by_axes)
         # id of an undecided finding -> the finding the last chance found in its place (see _last_chance)
         self.replacements: dict = {}
         self.undecided = 0  # checks the solver could not decide at RLIMIT (see UNDECIDED_BUDGET)
@@ -354,8 +362,13 @@ class KernelAnalysis:
         ranges = dict(self.ranges)
         for f in local:
             E.refine_ranges(ranges, f)
+        stronger: tuple = ()
         if ob.goal != E.FALSE:
-            proved, simpler = by_intervals(ob.goal, ranges, self._bounds(syms, local))
+            bounds = self._bounds(syms, local)
+            proved, simpler = by_intervals(ob.goal, ranges, bounds)
+            if not proved and ob.stronger is not None:
+                stronger = ob.stronger(self._rules(local))
+                proved = any(by_intervals(g, ranges, bounds)[0] for g in stronger)
             if proved:
                 self.stats.by_interval += 1
                 return None
@@ -379,10 +392,10 @@ class KernelAnalysis:
                 return None
             before = self.prover.queries
             try:
-                return self._decide(ob, local, syms, ranges)
+                return self._decide(ob, local, syms, ranges, stronger)
             finally:
                 self.quiet_queries += self.prover.queries - before
-        return self._decide(ob, local, syms, ranges)
+        return self._decide(ob, local, syms, ranges, stronger)
 
     def _warning_copy(self, ob: Obligation, syms: set) -> bool:
         """A copy of a finding shown as a warning, which only an error would outrank, and whose violation would
@@ -587,8 +600,31 @@ class KernelAnalysis:
             else:
                 self._shown_undecided(d, check)
         self.deferred = []
+        proved |= self._by_axes(proved)
         proved |= self._last_chance(proved)
         return proved
+
+    def _by_axes(self, proved: set) -> set:
+        """The ids of the undecided findings whose stronger goals (`Obligation.stronger`: an access pattern's
+        coordinates) are proved, for places each copy of which is (see `_last_chance`), within AXES_QUERIES.
+        Asked here, not inline, for the reason `settle_deferred` gives."""
+        places: dict = {}
+        for d, check, stronger, local, ranges in self.axes_copies:
+            if id(d) not in proved:
+                places.setdefault(_undecided_key(d.location, check), []).append((d, stronger, local, ranges))
+        self.axes_copies = []
+        out: set = set()
+        start = self.prover.queries
+        for key, copies in places.items():
+            if not all(stronger for _, stronger, _, _ in copies):
+                continue
+            if self.prover.queries - start >= AXES_QUERIES:
+                break
+            if all(self._stronger_proved(stronger, local, ranges) for _, stronger, local, ranges in copies):
+                self.stats.by_axes += len(copies)
+                out |= {id(d) for d, _, _, _ in copies}
+                self._shown.pop(key, None)  # (not shown undecided by this run after all)
+        return out
 
     def _last_chance(self, proved: set) -> set:
         """The ids of the undecided findings the solver proves with LAST_CHANCE_RLIMIT: a place is settled when
@@ -693,8 +729,9 @@ class KernelAnalysis:
         """A side condition over input symbols only, under the given (input-only) facts."""
         return isinstance(self.prover.find_violation(cond, facts), Proved)
 
-    def _decide(self, ob: Obligation, local: list, syms: set, ranges: dict) -> Diagnostic | None:
-        """`ranges`: the kernel's ranges refined by `local` (as `check` computed them)."""
+    def _decide(self, ob: Obligation, local: list, syms: set, ranges: dict, stronger: tuple = ()) -> Diagnostic | None:
+        """`ranges`: the kernel's ranges refined by `local` (as `check` computed them); `stronger`: the
+        obligation's stronger goals (see `Obligation.stronger`)."""
         if ob.definite:
             # an input-dependent condition (a capacity that large inputs exceed): a finding only when no
             # admissible input, whatever the values the front end could not determine, satisfies it
@@ -776,8 +813,34 @@ class KernelAnalysis:
                 self._shown_undecided(d, check)
             if not spent:
                 self.undecided_copies.append((d, ob.goal, local, check, ob))
+            self.axes_copies.append((d, check, stronger, local, ranges))
             return d
         return self._violation(ob, local, syms, verdict, extra)
+
+    def _stronger_proved(self, stronger: tuple, local: list, ranges: dict) -> bool:
+        """One of an undecided obligation's stronger goals proved, conjunct by conjunct (the coordinates of an
+        access pattern: the hard one, a batch index computed from program ids, is the same question as the
+        plain index of that batch elsewhere, and as hard alone as beside the easy ones), each with the lazy
+        facts on its inputs (a coordinate inside an axis needs the axis not empty)."""
+        for g in stronger:
+            if all(self._part_proved(p, local, ranges) for p in (g.args if isinstance(g, E.BAnd) else (g,))):
+                return True
+        return False
+
+    def _part_proved(self, goal: E.BExpr, local: list, ranges: dict) -> bool:
+        """Intervals, then the solver, then the kernel's equalities as rules (see `_decide`)."""
+        syms = set(E.free_syms(goal))
+        for f in local:
+            syms |= E.free_syms(f)
+        if by_intervals(goal, ranges, self._bounds(syms, local))[0]:
+            return True
+        facts = local + self._lazy_on(goal, local)
+        verdict = self.prover.find_violation(goal, facts, RLIMIT)
+        if isinstance(verdict, Unknown) and rewrite.nonlinear(goal):
+            cases = rewrite.sufficient(goal, self._rules(local), self.ranges, self._is_input)
+            return cases is not None and all(isinstance(self.prover.find_violation(g, facts + more), Proved)
+                                             for more, g in cases)
+        return isinstance(verdict, Proved)
 
     def _lazy_naming(self, syms: frozenset | set) -> list:
         """The lazy facts (`self.lazy`) a question over `syms` is given once it finds a violation without them."""

@@ -67,8 +67,8 @@ def rules(facts: list, keep: Callable) -> dict:
     return out
 
 
-def _applied(goal: E.BExpr, rule: dict) -> E.BExpr:
-    """The goal with the rules applied to a fixpoint (at most MAX_ROUNDS times)."""
+def applied(goal: E.AnyExpr, rule: dict) -> E.AnyExpr:
+    """The goal (or expression) with the rules applied to a fixpoint (at most MAX_ROUNDS times)."""
     g = goal
     for _ in range(MAX_ROUNDS if rule else 0):
         h = E.substitute(g, rule)
@@ -82,7 +82,7 @@ def proves(goal: E.BExpr, rule: dict, ranges: dict) -> bool:
     """Is the goal TRUE once the rules are applied?"""
     if not rule:
         return False
-    g = _applied(goal, rule)
+    g = applied(goal, rule)
     return g == E.TRUE or E.decide(E.simplify_in(g, ranges), ranges) is True
 
 
@@ -92,7 +92,7 @@ def sufficient(goal: E.BExpr, rule: dict, ranges: dict, is_input: Callable, dept
     The rules are applied; a conditional on inputs is split into its two cases (each with the symbols its
     ranges then fix replaced by their values); and an equality whose terms share a factor, f*r == 0, is
     reduced to r == 0 (sufficient whatever the sign of f).  What is left is often linear, for the solver."""
-    g = _applied(goal, rule)
+    g = applied(goal, rule)
     if g == E.TRUE:
         return []
     cond = _input_condition(g, is_input) if depth < 2 else None
