@@ -1064,3 +1064,54 @@ def test_coordinates_inside_the_axes_put_every_element_inside_the_storage(shape,
         else:
             addr = offset + sum(s * i for (s, _), i in zip(dims, p))
             assert 0 <= addr < numel
+
+
+class _Shapes:
+    """A call's operand shapes, all a rule on element counts asks about."""
+
+    def __init__(self, **shapes) -> None:
+        self.shapes = shapes
+
+    def has(self, role: str) -> bool:
+        return role in self.shapes
+
+    def is_tensor(self, role: str) -> bool:
+        return True
+
+    def shape(self, role: str):
+        return self.shapes[role]
+
+
+def test_element_counts_are_compared_axis_by_axis() -> None:
+    from compiler.spec import schema as S
+
+    rows, cols, rows2 = sym("rows", 40), sym("cols", 41), sym("rows2", 42)
+    clipped = E.maximum(0, cols)
+    rule = S.Rule("NKI501", S.Eq(S.Numel("dst"), S.Numel("src")), "same number of elements")
+    # [rows, max(0, cols)] against [1, rows2, cols]: the 1 and nothing shared taken out, pair by pair
+    got = S.axiswise(rule, _Shapes(dst=(rows, clipped), src=(1, rows2, cols)))
+    assert got == E.band(E.eq(rows, rows2), E.eq(clipped, cols))
+    # a shared factor is taken out first (what remains is one factor a side: nothing to split)
+    assert S.axiswise(rule, _Shapes(dst=(rows, clipped), src=(rows, cols))) is None
+    # no pairing across different numbers of factors (a reshape: [rows, cols] against [rows*cols])
+    assert S.axiswise(rule, _Shapes(dst=(rows, cols), src=(E.mul(rows, cols),))) is None
+    # in a conjunction, each equality (the partition counts and the free sizes of a tile)
+    tile = S.Rule("NKI501", S.same_tile("dst", "src"), "same tile")
+    x, y = sym("x", 43), sym("y", 44)
+    got = S.axiswise(tile, _Shapes(dst=(rows, cols, E.mul(2, x)), src=(rows2, clipped, y)))
+    assert got == E.band(E.eq(rows, rows2), E.eq(cols, clipped), E.eq(E.mul(2, x), y))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-20, 60), st.integers(1, 9), st.booleans())
+def test_a_tile_index_bound_holds_for_every_index_of_the_loop(n, b, ceil):
+    # for i < ceil(n / b) (or n // b): b*i <= the bound _quotient_parts gives, checked by evaluation
+    from nki_verify.analysis.engine import _quotient_parts
+
+    N, B = sym("n", 50), sym("b", 51)
+    stop = E.ceildiv(N, B) if ceil else E.floordiv(N, B)
+    bound, div = _quotient_parts(stop)
+    assert div == B
+    env = {N: n, B: b}
+    for i in range(max(0, E.evaluate(stop, env))):
+        assert b * i <= E.evaluate(bound, env)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from .. import expr as E
 from . import collectives, dtypes, isa, language, targets
-from .schema import (MISSING, Binding, Instruction, Operand, Result, Rule, Signature, compiler_placed, evaluate, leaves,
-                     partitions_aligned)
+from .schema import (MISSING, Binding, Instruction, Operand, Result, Rule, Signature, axiswise, compiler_placed,
+                     evaluate, leaves, partitions_aligned)
 from .targets import DEFAULT_TARGET, TARGETS, Target, get_target
 
 _TABLE = {ins.qualname: ins for ins in isa.INSTRUCTIONS + language.INSTRUCTIONS + collectives.INSTRUCTIONS}
@@ -78,5 +78,5 @@ def param_role(ins: Instruction, dialect: str, param: str) -> str:
 __all__ = [
     "MISSING", "Binding", "Instruction", "Operand", "Result", "Rule", "Signature", "Target", "TARGETS",
     "DEFAULT_TARGET", "dtypes", "evaluate", "find", "get_target", "lookup", "param_role", "all_instructions",
-    "targets", "partitions_aligned", "OperandBinding", "compiler_placed", "leaves",
+    "targets", "partitions_aligned", "OperandBinding", "compiler_placed", "leaves", "axiswise",
 ]

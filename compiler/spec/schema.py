@@ -741,6 +741,43 @@ def evaluate(rule: Rule, b: Binding) -> E.BExpr | None:
         return None
 
 
+def axiswise(rule: Rule, b: Binding) -> E.BExpr | None:
+    """A condition that implies the rule's obligation, easier to prove: an equality of two products of
+    dimensions (element counts, free sizes) as its factors equal axis by axis, where the two have as many
+    factors once those both share and the 1s are taken out (`min(128, n - i)*F == max(0, min(128, n - i))*F'`
+    as `min(128, n - i) == max(0, min(128, n - i))` and `F == F'`: two small questions for a non-linear one);
+    in a conjunction, each equality so.  None where nothing changes, or the rule does not apply."""
+    try:
+        return _axiswise(rule.pred, b)
+    except NotApplicable:
+        return None
+
+
+def _axiswise(pred: Pred, b: Binding) -> E.BExpr | None:
+    if isinstance(pred, All):
+        parts = [_axiswise(p, b) for p in pred.parts]
+        if all(q is None for q in parts):
+            return None
+        return E.band(*(q if q is not None else p.ev(b) for p, q in zip(pred.parts, parts)))
+    if not isinstance(pred, Eq):
+        return None
+    fa, fb = _factors(pred.a, b), _factors(pred.b, b)
+    if fa is None or fb is None:
+        return None
+    rest = [E.lower(g) for g in fb if E.lower(g) != 1]
+    only_a = []
+    for f in (E.lower(f) for f in fa):
+        if f == 1:
+            continue
+        if not isinstance(f, int) and f in rest:
+            rest.remove(f)
+        else:
+            only_a.append(f)
+    if len(only_a) != len(rest) or len(rest) < 2:
+        return None
+    return E.band(*(E.eq(x, y) for x, y in zip(only_a, rest)))
+
+
 def sig(text: str) -> Signature:
     return Signature.parse(text)
 

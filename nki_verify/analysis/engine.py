@@ -102,8 +102,8 @@ class Obligation:
     definite: bool = False  # report only violations every admissible input reaches (no input-dependent warning)
     quiet_unknown: bool = False  # an undecided verdict is not reported (NKI901 off for this check)
     # the goals each of which implies `goal` under the facts, easier to prove (an access pattern's coordinates
-    # each inside their axis, bounds.py), made from the kernel's rewriting rules (see `_rules`): a proof of one
-    # proves the check, their violations say nothing
+    # each inside their axis, bounds.py; two element counts equal axis by axis, spec_rules.py), made from the
+    # kernel's rewriting rules (see `_rules`): a proof of one proves the check, their violations say nothing
     stronger: Callable[[dict], tuple] | None = None
 
 
@@ -119,7 +119,7 @@ class Stats:
     skipped: int = 0  # quiet checks left undecided once their budget was spent
     by_point: int = 0  # shown to pass for some input at an input kept from the solver (no finding to show)
     by_last_chance: int = 0  # undecided copies proved with a larger work bound (see _last_chance)
-    by_axes: int = 0  # undecided access patterns proved by their coordinates (see _by_axes)
+    by_axes: int = 0  # undecided checks proved axis by axis (see _by_axes)
 
 
 # conditions of the goal's conditionals split on, one inside the other, for an undecided goal (see _by_conditions)
@@ -133,7 +133,7 @@ CONDITION_SPLIT_KERNEL_QUERIES = 96  # per kernel
 # backward's transpose and SPMD writes, a slice of output projection's weights; kernels fully analysed 26 -> 28,
 # NKI901 315 -> 304, at no measurable cost in time)
 LAST_CHANCE_RLIMIT = 10 * RLIMIT
-# solver queries per kernel run spent proving undecided access patterns by their coordinates (see _by_axes)
+# solver queries per kernel run spent proving undecided checks axis by axis (see _by_axes)
 AXES_QUERIES = 64
 LAST_CHANCE_PLACES = 12  # undecided places in the run at most
 LAST_CHANCE_COPIES = 8  # copies of the check at one place at most
@@ -195,6 +195,7 @@ class KernelAnalysis:
         self.condition_queries = 0  # spent by _by_conditions (see CONDITION_SPLIT_KERNEL_QUERIES)
         self.deferred: list = []  # (NKI901 finding, goal, facts, check) for `settle_deferred`
         self.undecided_copies: list = []  # (NKI901 finding, goal, facts, check, obligation) of every such copy, ditto
+        self._loop_of: dict | None = None  # loop variable -> loop (see _tile_lemmas)
         self.axes_copies: list = []  # (NKI901 finding, check, stronger goals, facts, ranges) of every copy (_by_axes)
         # id of an undecided finding -> the finding the last chance found in its place (see _last_chance)
         self.replacements: dict = {}
@@ -606,8 +607,8 @@ class KernelAnalysis:
 
     def _by_axes(self, proved: set) -> set:
         """The ids of the undecided findings whose stronger goals (`Obligation.stronger`: an access pattern's
-        coordinates) are proved, for places each copy of which is (see `_last_chance`), within AXES_QUERIES.
-        Asked here, not inline, for the reason `settle_deferred` gives."""
+        coordinates, element counts axis by axis) are proved, for places each copy of which is (see
+        `_last_chance`), within AXES_QUERIES.  Asked here, not inline, for the reason `settle_deferred` gives."""
         places: dict = {}
         for d, check, stronger, local, ranges in self.axes_copies:
             if id(d) not in proved:
@@ -834,13 +835,33 @@ class KernelAnalysis:
             syms |= E.free_syms(f)
         if by_intervals(goal, ranges, self._bounds(syms, local))[0]:
             return True
-        facts = local + self._lazy_on(goal, local)
+        facts = local + self._lazy_on(goal, local) + self._tile_lemmas(goal)
         verdict = self.prover.find_violation(goal, facts, RLIMIT)
         if isinstance(verdict, Unknown) and rewrite.nonlinear(goal):
             cases = rewrite.sufficient(goal, self._rules(local), self.ranges, self._is_input)
             return cases is not None and all(isinstance(self.prover.find_violation(g, facts + more), Proved)
                                              for more, g in cases)
         return isinstance(verdict, Proved)
+
+    def _tile_lemmas(self, goal: E.BExpr) -> list:
+        """For each loop over tiles the goal names, `for i in range(ceil(n / b))` (or `range(m // b)`), what
+        its index implies of its tiles, `b*i <= n - 1` (`b*(i + 1) <= m`) for `b >= 1`: linear in the product
+        the goal has (`min(b, n - i*b) >= 0`), where the solver does not find it from `i < ceil(n / b)`."""
+        if self._loop_of is None:
+            self._loop_of = {lp.var: lp for lp in self.loops.values()}
+        out = []
+        for s in E.free_syms(goal):
+            lp = self._loop_of.get(s)
+            if lp is None or lp.start != E.ZERO or lp.step != E.ONE:
+                continue
+            stop = lp.stop
+            if isinstance(stop, E.Max) and len(stop.args) == 2 and E.ZERO in stop.args:
+                stop = stop.args[0] if stop.args[1] == E.ZERO else stop.args[1]  # (range(max(0, ...)))
+            parts = _quotient_parts(stop)
+            if parts is not None:
+                last, b = parts
+                out.append(E.implies(E.ge(b, 1), E.le(E.mul(b, s), last)))
+        return out
 
     def _lazy_naming(self, syms: frozenset | set) -> list:
         """The lazy facts (`self.lazy`) a question over `syms` is given once it finds a violation without them."""
@@ -1326,6 +1347,19 @@ def _input_atoms(goal: E.BExpr, is_input: Callable) -> list:
             if syms and all(isinstance(x, E.Sym) and is_input(x) for x in syms):
                 out.append(g)
     return out
+
+
+def _quotient_parts(stop: E.Expr) -> tuple | None:
+    """(bound, b) with `b*i <= bound` for every `i < stop`, where stop is `ceil(n / b)` (bound `n - 1`) or
+    `m // b` (bound `m - b`) for a divisor b that is no constant."""
+    terms, c = E._linear_parts(stop)
+    if c == 0 and len(terms) == 1:
+        (atom, k), = terms.items()
+        if k == -1 and isinstance(atom, E.FloorDiv) and not isinstance(atom.b, E.Const):
+            return E.sub(E.neg(atom.a), 1), atom.b  # -((-n) // b)
+    if isinstance(stop, E.FloorDiv) and not isinstance(stop.b, E.Const):
+        return E.sub(stop.a, stop.b), stop.b
+    return None
 
 
 def _undecided_key(where: Location, check: str) -> tuple:

@@ -44,8 +44,12 @@ def instruction_obligations(ka: KernelAnalysis) -> list:
             if rule.code == "NKI503" and not anywhere:
                 message += f" (the selected target is {k.target}" + (
                     "; choose another with --target" if k.target_origin == "default" else "") + ")"
-            out.append(Obligation(rule.code, goal, facts, ins.span, message, _quantities(rule.pred, b),
-                                  loops=ins.ctx.loops, floor=floor))
+            ob = Obligation(rule.code, goal, facts, ins.span, message, _quantities(rule.pred, b), loops=ins.ctx.loops,
+                            floor=floor)
+            axes = spec.axiswise(rule, b)
+            if axes is not None:
+                ob.stronger = lambda _rules, axes=axes: (axes,)
+            out.append(ob)
     return out
 
 
