@@ -1115,3 +1115,37 @@ def test_a_tile_index_bound_holds_for_every_index_of_the_loop(n, b, ceil):
     env = {N: n, B: b}
     for i in range(max(0, E.evaluate(stop, env))):
         assert b * i <= E.evaluate(bound, env)
+
+
+TILED_KERNEL = '''
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+
+@nki.jit
+def tiles(x):
+    n, f = x.shape
+    assert n <= 128
+    out = nl.ndarray((n, f), dtype=x.dtype, buffer=nl.shared_hbm)
+    b = min(512, f)
+    for j in nl.affine_range((f + b - 1) // b):
+        cols = min(b, f - j * b)
+        t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t[0:n, 0:cols], src=x.ap(pattern=[[f, n], [1, cols]], offset=j * b))
+        nisa.dma_copy(dst=out.ap(pattern=[[f, n], [1, cols]], offset=j * b), src=t[0:n, 0:cols])
+    return out
+'''
+
+
+def test_column_tiles_of_a_symbolic_tile_size_are_distinct_digits() -> None:
+    # j*b + e1 with e1 < min(512, f, f - j*b): the column's width is min(512, f), the tile size b itself
+    # (512 alone exceeds b for f < 512, and the tiles of two iterations were not shown apart: NKI901)
+    r = analyze_source(TILED_KERNEL, "tiles.py")
+    assert [(d.code, d.line) for d in r.diagnostics] == []
+
+
+def test_column_tiles_one_column_too_wide_overlap() -> None:
+    bad = TILED_KERNEL.replace("cols = min(b, f - j * b)", "cols = min(b + 1, f - j * b)")
+    r = analyze_source(bad, "tiles.py")
+    assert ("NKI401", 17) in [(d.code, d.line) for d in r.diagnostics]

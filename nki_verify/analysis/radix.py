@@ -261,7 +261,10 @@ class _Bounds:
             if isinstance(atom, E.Sym):
                 b = self.of(atom, up, depth)
             elif isinstance(atom, E.Min) and up or isinstance(atom, E.Max) and not up:
-                b = next((v for v in (self._free(a, up, depth + 1) for a in atom.args) if v is not None), None)
+                # the bounds of every argument that has one, together: x < min(512, n, n - 512*j) is below
+                # min(512, n), a tile of a symbolic size (the place value of j), where 512 alone is not
+                found = [v for v in (self._free(a, up, depth + 1) for a in atom.args) if v is not None]
+                b = (E.minimum(*found) if up else E.maximum(*found)) if found else None
             else:
                 b = None
             if b is None:
