@@ -292,19 +292,25 @@ def _product_eq(fa: list, fb: list) -> E.BExpr:
     """prod(fa) == prod(fb), with the factors both sides share taken out: c*x == c*y is c == 0 or x == y.  The
     same question, without the products of a shared (often symbolic) dimension that make it non-linear: a
     tile `t[0:n, :]` copied into `x[i, 0:n, :]` compares n*F with n*F', which is F == F' unless n is 0."""
-    rest = list(fb)
-    common, only_a = [], []
-    for f in fa:
-        f = E.lower(f)
-        for i, g in enumerate(rest):
-            if not isinstance(f, int) and E.lower(g) == f:
-                common.append(f)
-                del rest[i]
-                break
-        else:
-            only_a.append(f)
+    common, only_a, rest = _shared(fa, fb)
     same = E.eq(_product(only_a), _product(rest))
     return E.bor(*(E.eq(c, 0) for c in common), same) if common else same
+
+
+def _shared(fa: list, fb: list) -> tuple:
+    """(the factors both lists have, the rest of fa, the rest of fb), each list in its order and without its
+    1s (which change no product); a number is never counted as shared."""
+    rest = [g for g in map(E.lower, fb) if g != 1]
+    common, only_a = [], []
+    for f in map(E.lower, fa):
+        if f == 1:
+            continue
+        if not isinstance(f, int) and f in rest:
+            common.append(f)
+            rest.remove(f)
+        else:
+            only_a.append(f)
+    return common, only_a, rest
 
 
 class MultipleOf(Pred, Record):
@@ -764,15 +770,7 @@ def _axiswise(pred: Pred, b: Binding) -> E.BExpr | None:
     fa, fb = _factors(pred.a, b), _factors(pred.b, b)
     if fa is None or fb is None:
         return None
-    rest = [E.lower(g) for g in fb if E.lower(g) != 1]
-    only_a = []
-    for f in (E.lower(f) for f in fa):
-        if f == 1:
-            continue
-        if not isinstance(f, int) and f in rest:
-            rest.remove(f)
-        else:
-            only_a.append(f)
+    _, only_a, rest = _shared(fa, fb)
     if len(only_a) != len(rest) or len(rest) < 2:
         return None
     return E.band(*(E.eq(x, y) for x, y in zip(only_a, rest)))

@@ -32,8 +32,7 @@ from ..diagnostics import ERROR, LOOP_COPY, UNDECIDED, WARNING, Diagnostic, Loca
 from . import radix, rewrite
 from .accesses import UNKNOWN_COPY, conjuncts
 from .solver import (FINE_POINTS_KEPT, PROVED, QUANT_RLIMIT, QUIET_RLIMIT, RLIMIT, Proved, Prover, Unknown, Violated,
-                     Z3Context,
-                     relevant)
+                     Z3Context, conjunct_list, relevant)
 
 INPUT_ROLES = frozenset({"shape", "scalar", "grid", "unknown", "config"})
 EXEC_ROLES = frozenset({"loop", "pid", "iota", "register", "seq", "probe"})
@@ -194,7 +193,7 @@ class KernelAnalysis:
         self.bound_attempts = 0
         self.condition_queries = 0  # spent by _by_conditions (see CONDITION_SPLIT_KERNEL_QUERIES)
         self.deferred: list = []  # (NKI901 finding, goal, facts, check) for `settle_deferred`
-        self.undecided_copies: list = []  # (NKI901 finding, goal, facts, check, obligation) of every such copy, ditto
+        self.undecided_copies: list = []  # (NKI901 finding, check, goal, facts, obligation) of every such copy, ditto
         self._loop_of: dict | None = None  # loop variable -> loop (see _tile_lemmas)
         self.axes_copies: list = []  # (NKI901 finding, check, stronger goals, facts, ranges) of every copy (_by_axes)
         # id of an undecided finding -> the finding the last chance found in its place (see _last_chance)
@@ -609,10 +608,7 @@ class KernelAnalysis:
         """The ids of the undecided findings whose stronger goals (`Obligation.stronger`: an access pattern's
         coordinates, element counts axis by axis) are proved, for places each copy of which is (see
         `_last_chance`), within AXES_QUERIES.  Asked here, not inline, for the reason `settle_deferred` gives."""
-        places: dict = {}
-        for d, check, stronger, local, ranges in self.axes_copies:
-            if id(d) not in proved:
-                places.setdefault(_undecided_key(d.location, check), []).append((d, stronger, local, ranges))
+        places = _by_place(self.axes_copies, proved)
         self.axes_copies = []
         out: set = set()
         start = self.prover.queries
@@ -633,10 +629,7 @@ class KernelAnalysis:
         A copy the larger bound shows violated is a finding like any other, graded and with its counterexample:
         it takes the place of every copy's NKI901 there (`self.replacements`; nothing, where the grading shows
         nothing, a configuration some value of which escapes it)."""
-        places: dict = {}
-        for d, goal, local, check, ob in self.undecided_copies:
-            if id(d) not in proved:
-                places.setdefault(_undecided_key(d.location, check), []).append((d, goal, local, ob))
+        places = _by_place(self.undecided_copies, proved)
         self.undecided_copies = []
         out: set = set()
         if len(places) > LAST_CHANCE_PLACES:
@@ -792,9 +785,7 @@ class KernelAnalysis:
                 return None
         if isinstance(verdict, Unknown) and not ob.quiet_unknown and not spent and not again and \
                 rewrite.nonlinear(ob.goal):
-            cases = rewrite.sufficient(ob.goal, self._rules(local), self.ranges, self._is_input)
-            if cases is not None and all(isinstance(self.prover.find_violation(g, local + facts), Proved)
-                                         for facts, g in cases):
+            if self._rewriting_proves(ob.goal, local, local):
                 self.stats.by_rewrite += 1
                 return None
         if isinstance(verdict, Unknown):
@@ -813,7 +804,7 @@ class KernelAnalysis:
             else:
                 self._shown_undecided(d, check)
             if not spent:
-                self.undecided_copies.append((d, ob.goal, local, check, ob))
+                self.undecided_copies.append((d, check, ob.goal, local, ob))
             self.axes_copies.append((d, check, stronger, local, ranges))
             return d
         return self._violation(ob, local, syms, verdict, extra)
@@ -824,7 +815,7 @@ class KernelAnalysis:
         plain index of that batch elsewhere, and as hard alone as beside the easy ones), each with the lazy
         facts on its inputs (a coordinate inside an axis needs the axis not empty)."""
         for g in stronger:
-            if all(self._part_proved(p, local, ranges) for p in (g.args if isinstance(g, E.BAnd) else (g,))):
+            if all(self._part_proved(p, local, ranges) for p in conjunct_list([g])):
                 return True
         return False
 
@@ -838,10 +829,15 @@ class KernelAnalysis:
         facts = local + self._lazy_on(goal, local) + self._tile_lemmas(goal)
         verdict = self.prover.find_violation(goal, facts, RLIMIT)
         if isinstance(verdict, Unknown) and rewrite.nonlinear(goal):
-            cases = rewrite.sufficient(goal, self._rules(local), self.ranges, self._is_input)
-            return cases is not None and all(isinstance(self.prover.find_violation(g, facts + more), Proved)
-                                             for more, g in cases)
+            return self._rewriting_proves(goal, local, facts)
         return isinstance(verdict, Proved)
+
+    def _rewriting_proves(self, goal: E.BExpr, local: list, facts: list) -> bool:
+        """The simpler goals the kernel's equalities as rules give (`rewrite.sufficient`, with the node's own
+        `local` facts among the rules) each proved under `facts` and its case's conditions."""
+        cases = rewrite.sufficient(goal, self._rules(local), self.ranges, self._is_input)
+        return cases is not None and all(isinstance(self.prover.find_violation(g, facts + more), Proved)
+                                         for more, g in cases)
 
     def _tile_lemmas(self, goal: E.BExpr) -> list:
         """For each loop over tiles the goal names, `for i in range(ceil(n / b))` (or `range(m // b)`), what
@@ -1360,6 +1356,16 @@ def _quotient_parts(stop: E.Expr) -> tuple | None:
     if isinstance(stop, E.FloorDiv) and not isinstance(stop.b, E.Const):
         return E.sub(stop.a, stop.b), stop.b
     return None
+
+
+def _by_place(copies: list, proved: set) -> dict:
+    """The undecided copies [(finding, check, *rest)] not proved yet, by place (see `_undecided_key`):
+    key -> [(finding, *rest)], in the order they came."""
+    places: dict = {}
+    for d, check, *rest in copies:
+        if id(d) not in proved:
+            places.setdefault(_undecided_key(d.location, check), []).append((d, *rest))
+    return places
 
 
 def _undecided_key(where: Location, check: str) -> tuple:
