@@ -72,6 +72,34 @@ def test_column_halves_of_a_symbolic_width_do_not_overlap():
     assert radix.refutes(goal, facts + base, is_exec, ranges, proved_by(prover(base)))
 
 
+def test_a_program_count_a_case_pins_is_a_constant_in_the_place_values():
+    # row (c*G + lnc)*m + e0 of K columns, lnc = pid if G >= 2 else 0, m = M // G: in the case G >= 2 the
+    # ranges make G 2, and with 2 in the place values (K*2*m above pid's K*m) the chain needs no solver,
+    # where 2*K*m <= G*K*m with G >= 2 a side fact is a product it may give up on (as here: no solver at all)
+    M = sym("M", 35)
+    (c_p, c_q), (pid_p, pid_q), (e0_p, e0_q), (e1_p, e1_q) = (two(n, i) for i, n in enumerate(
+        ["c", "pid", "e0", "e1"], 50))
+    m = E.floordiv(M, G)
+    base = [E.ge(K, 1), E.ge(M, 1), E.ge(G, 1), E.le(G, 2)]
+    facts = []
+    for c, pid, e0, e1 in ((c_p, pid_p, e0_p, e1_p), (c_q, pid_q, e0_q, e1_q)):
+        facts += in_range(c, 0, 2) + in_range(pid, 0, G) + in_range(e0, 0, m) + in_range(e1, 0, K)
+    facts.append(E.ne(pid_p, pid_q))
+
+    def addr(c: E.Sym, pid: E.Sym, e0: E.Sym, e1: E.Sym) -> E.Expr:
+        lnc = E.ite(E.ge(G, 2), pid, E.ZERO)
+        return E.add(e1, E.mul(K, E.add(E.mul(E.add(E.mul(c, G), lnc), m), e0)))
+
+    goal = E.bor(E.ne(addr(c_p, pid_p, e0_p, e1_p), addr(c_q, pid_q, e0_q, e1_q)), E.lt(G, 2),
+                 E.eq(pid_p, pid_q))
+    ranges = {G: E.Interval(1, 2), K: E.Interval(1, None), M: E.Interval(1, None)}
+    assert radix.refutes(goal, facts + base, is_exec, ranges, lambda cond, facts: False)
+    # (one program's rows (c*G + lnc)*m + e0 + 1 against the other's: no argument from digits)
+    shifted = E.bor(E.ne(addr(c_p, pid_p, e0_p, e1_p), E.add(addr(c_q, pid_q, e0_q, e1_q), K)), E.lt(G, 2),
+                    E.eq(pid_p, pid_q))
+    assert not radix.refutes(shifted, facts + base, is_exec, ranges, lambda cond, facts: False)
+
+
 def test_tiles_of_segments_whose_tile_counts_differ_do_not_overlap():
     # for seg in range(3): for nt in affine_range(n[seg]): acc[p, nt*T + e] (a partition stride n[seg]*T), the
     # third segment's count a difference of inputs, (D - 2*K) // 128: the segment is the same for both
@@ -1149,3 +1177,118 @@ def test_column_tiles_one_column_too_wide_overlap() -> None:
     bad = TILED_KERNEL.replace("cols = min(b, f - j * b)", "cols = min(b + 1, f - j * b)")
     r = analyze_source(bad, "tiles.py")
     assert ("NKI401", 17) in [(d.code, d.line) for d in r.diagnostics]
+
+
+# ----------------------------------------------------------------------------- remainders
+
+FOLD_KERNEL = '''
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+
+@nki.jit
+def fold_rows(x):
+    rows, n = x.shape
+    assert rows <= 64 and 128 <= n <= 8192
+    f = min(128 // rows, n // 128)
+    m = (n + f - 1) // f
+    r = n % m
+    t = nl.ndarray((rows * f, m), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.memset(dst=t, value=0.0)
+    flat = x.reshape((rows * n,))
+    for i in nl.affine_range(rows):
+        nisa.dma_copy(dst=t[i * f:i * f + f, 0:r], src=flat.ap(pattern=[[m, f], [1, r]], offset=i * n))
+    out = nl.ndarray((rows * f, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+'''
+
+
+def test_a_row_folded_into_rows_of_its_remainder_stays_inside_it(monkeypatch) -> None:
+    # row i's n elements read as f rows of m = ceil(n / f), r = n % m of each: p*m + q < n for p < f, q < r
+    # needs (f - 1)*m + n % m <= n, where the solver alone gives up (NKI901); with t*m <= n implying
+    # t*m <= n - n % m it is proved
+    from nki_verify.analysis import engine
+
+    assert [(d.code, d.line) for d in analyze_source(FOLD_KERNEL, "fold.py").diagnostics] == []
+    monkeypatch.setattr(engine.KernelAnalysis, "_remainder_lemmas", lambda self, goal, local: [])
+    assert [(d.code, d.line) for d in analyze_source(FOLD_KERNEL, "fold.py").diagnostics] == [("NKI901", 18)]
+
+
+def test_one_element_more_of_each_folded_row_runs_past_the_tensor() -> None:
+    bad = FOLD_KERNEL.replace("[1, r]], offset=i * n", "[1, r + 1]], offset=i * n")
+    found = [(d.code, d.line) for d in analyze_source(bad, "fold.py").diagnostics]
+    assert ("NKI102", 18) in found and ("NKI901", 18) not in found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-30, 30), st.integers(-5, 12), st.integers(-60, 200))
+def test_the_remainder_lemma_holds_for_every_integer(t, m, a):
+    from nki_verify.analysis.engine import _remainder_lemma
+
+    T, M, A = sym("t", EXEC_UIDS + 5, "iota"), sym("m", 60), sym("a", 61)
+    lemma = _remainder_lemma(T, E.mod(A, M))
+    if m != 0:
+        assert E.evaluate(lemma, {T: t, M: m, A: a}) is True
+
+
+# ------------------------------------------------------------------------ counterexamples of a place's other checks
+
+PAIR_KERNEL = '''
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+
+@nki.jit
+def pair(a, b):
+    n = a.shape[0]
+    assert b.shape[0] == n and n <= 4000
+    out = nl.ndarray((2, 4096), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((2, 4096), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.memset(dst=t, value=0.0)
+    for i, src in enumerate((a, b)):
+        nisa.dma_copy(dst=t[i:i + 1, 0:n + 1], src=src.ap(pattern=[[n, 1], [1, n + 1]], offset=0))
+    nisa.dma_copy(dst=out, src=t)
+    return out
+'''
+
+
+def _b_hard(monkeypatch) -> None:
+    """The solver giving up on every question about b's pattern but those with symbols pinned to values."""
+    from nki_verify.analysis.solver import Unknown
+
+    real = Prover.find_violation
+
+    def find(self, goal, facts, rlimit=RLIMIT, retry=True):
+        about_b = any(getattr(s, "name", "").startswith("b.shape") for s in E.free_syms(goal))
+        pinned = any(isinstance(f, E.Cmp) and f.op == E.EQ and len(E.free_syms(f)) == 1 for f in facts)
+        if about_b and not pinned:
+            return Unknown("canceled")
+        return real(self, goal, facts, rlimit, retry)
+    monkeypatch.setattr(Prover, "find_violation", find)
+
+
+def test_a_place_s_counterexample_settles_its_other_undecided_checks(monkeypatch) -> None:
+    # the same read of a and of b, one element past the end of each: b's question too hard, a's violated; asked
+    # again with a's counterexample's values, b's is violated too, shown with its own counterexample
+    from nki_verify.analysis import engine
+
+    _b_hard(monkeypatch)
+    found = analyze_source(PAIR_KERNEL, "pair.py").diagnostics
+    assert sorted((d.code, d.line, d.message.split("'")[1]) for d in found) == [
+        ("NKI102", 15, "a"), ("NKI102", 15, "b")]
+    assert all(d.counterexample for d in found)
+    monkeypatch.setattr(engine, "SIBLING_QUERIES", 0)
+    found = analyze_source(PAIR_KERNEL, "pair.py").diagnostics
+    assert sorted((d.code, d.line) for d in found) == [("NKI102", 15), ("NKI901", 15)]
+
+
+def test_a_place_s_counterexample_proves_nothing_of_its_other_checks(monkeypatch) -> None:
+    # b read inside its bounds: pinned to a's counterexample the question about b holds, and it stays undecided
+    _b_hard(monkeypatch)
+    good_b = PAIR_KERNEL.replace("for i, src in enumerate((a, b)):", "for i, (src, k) in enumerate(((a, 1), (b, 0))):"
+                                 ).replace("n + 1]", "n + k]")
+    found = analyze_source(good_b, "pair.py").diagnostics
+    assert sorted((d.code, d.line) for d in found) == [("NKI102", 15), ("NKI901", 15)]

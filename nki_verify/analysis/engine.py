@@ -118,6 +118,7 @@ class Stats:
     skipped: int = 0  # quiet checks left undecided once their budget was spent
     by_point: int = 0  # shown to pass for some input at an input kept from the solver (no finding to show)
     by_last_chance: int = 0  # undecided copies proved with a larger work bound (see _last_chance)
+    by_sibling: int = 0  # undecided copies another check's counterexample at their place settles (_by_sibling_models)
     by_axes: int = 0  # undecided checks proved axis by axis (see _by_axes)
 
 
@@ -133,10 +134,14 @@ CONDITION_SPLIT_KERNEL_QUERIES = 96  # per kernel
 # NKI901 315 -> 304, at no measurable cost in time)
 LAST_CHANCE_RLIMIT = 10 * RLIMIT
 # solver queries per kernel run spent proving undecided checks axis by axis (see _by_axes)
+MAX_LEMMA_INDICES = 4  # the execution indices and remainders `_remainder_lemmas` pairs, at most
+MAX_LEMMA_REMAINDERS = 4
 AXES_QUERIES = 64
 LAST_CHANCE_PLACES = 12  # undecided places in the run at most
 LAST_CHANCE_COPIES = 8  # copies of the check at one place at most
 LAST_CHANCE_QUERIES = 16  # solver queries per kernel run
+SIBLING_MODELS = 2  # counterexamples kept per place (KernelAnalysis._by_sibling_models)
+SIBLING_QUERIES = 16  # solver queries per kernel run (ditto)
 # the values of a counterexample past SHRINK_ABOVE are made smaller, one symbol at a time, by trying round values
 # from 128 up, each kept only where the goal still fails and the kernel's facts hold, evaluated without the solver
 # (see KernelAnalysis._shrunk); at most SHRINK_EVALS evaluations per finding
@@ -198,6 +203,8 @@ class KernelAnalysis:
         self.axes_copies: list = []  # (NKI901 finding, check, stronger goals, facts, ranges) of every copy (_by_axes)
         # id of an undecided finding -> the finding the last chance found in its place (see _last_chance)
         self.replacements: dict = {}
+        # place -> the models of the violations found there (see _by_sibling_models)
+        self._violation_models: dict = {}
         self.undecided = 0  # checks the solver could not decide at RLIMIT (see UNDECIDED_BUDGET)
         self.stats = Stats()
         self._seen: set = set()
@@ -601,7 +608,12 @@ class KernelAnalysis:
                 self._shown_undecided(d, check)
         self.deferred = []
         proved |= self._by_axes(proved)
+        proved |= self._by_sibling_models(proved)
+        models = sum(map(len, self._violation_models.values()))
         proved |= self._last_chance(proved)
+        if sum(map(len, self._violation_models.values())) > models:
+            proved |= self._by_sibling_models(proved)  # (a violation the last chance found, at another copy's place)
+        self.undecided_copies = []
         return proved
 
     def _by_axes(self, proved: set) -> set:
@@ -623,6 +635,49 @@ class KernelAnalysis:
                 self._shown.pop(key, None)  # (not shown undecided by this run after all)
         return out
 
+    def _by_sibling_models(self, proved: set) -> set:
+        """The ids of the undecided findings at places where another check was found violated (the same access
+        of a second buffer of the same size, a helper's two call sites' copies): each copy is asked again with
+        the symbols that violation's counterexample names pinned to its values, a near-ground question the
+        solver answers where the open one was too hard.  A violation found so takes the place of every copy's
+        NKI901 there, graded as any other (`self.replacements`, as `_last_chance`); a proof says nothing."""
+        out: set = set()
+        if not self._violation_models:
+            return out
+        start = self.prover.queries
+        for key, copies in _by_place(self.undecided_copies, proved).items():
+            models = self._violation_models.get(copies[0][0].location)
+            if not models:
+                continue
+            for _, _, local, ob in copies:
+                if self.prover.queries - start >= SIBLING_QUERIES:
+                    return out
+                found = self._violated_at(ob, local, models)
+                if found is not False:
+                    self.stats.by_sibling += len(copies)
+                    out |= {id(d) for d, _, _, _ in copies}
+                    self._shown.pop(key, None)
+                    if found is not None:
+                        self.replacements[id(copies[0][0])] = found
+                    break
+        return out
+
+    def _violated_at(self, ob: Obligation, local: list, models: list) -> Diagnostic | None | bool:
+        """The finding of `ob` violated with its symbols pinned where one of `models` has them (None where the
+        grading shows nothing), or False where none of them gives a violation."""
+        syms = set(E.free_syms(ob.goal)).union(*map(E.free_syms, local))
+        for model in models:
+            pins = [(s if model[s] else E.bnot(s)) if isinstance(s, E.BSym) else E.eq(s, model[s])
+                    for s in syms if s in model]
+            if not pins:
+                continue
+            verdict = self.prover.find_violation(ob.goal, local + pins, RLIMIT, retry=False)
+            if isinstance(verdict, Violated):
+                verdict, extra = self._with_lazy(ob, local + pins, verdict, RLIMIT, retry=False)
+                if isinstance(verdict, Violated):
+                    return self._violation(ob, local, syms, verdict, extra)
+        return False
+
     def _last_chance(self, proved: set) -> set:
         """The ids of the undecided findings the solver proves with LAST_CHANCE_RLIMIT: a place is settled when
         each of its copies in this run is (a place one copy leaves undecided shows NKI901 whatever the others).
@@ -630,7 +685,6 @@ class KernelAnalysis:
         it takes the place of every copy's NKI901 there (`self.replacements`; nothing, where the grading shows
         nothing, a configuration some value of which escapes it)."""
         places = _by_place(self.undecided_copies, proved)
-        self.undecided_copies = []
         out: set = set()
         if len(places) > LAST_CHANCE_PLACES:
             return out
@@ -828,6 +882,11 @@ class KernelAnalysis:
             return True
         facts = local + self._lazy_on(goal, local) + self._tile_lemmas(goal)
         verdict = self.prover.find_violation(goal, facts, RLIMIT)
+        if isinstance(verdict, Unknown):
+            # (asked again with them, not at once: more facts lost the solver on a qkv pattern it proves without)
+            more = self._remainder_lemmas(goal, local)
+            if more:
+                verdict = self.prover.find_violation(goal, facts + more, RLIMIT)
         if isinstance(verdict, Unknown) and rewrite.nonlinear(goal):
             return self._rewriting_proves(goal, local, facts)
         return isinstance(verdict, Proved)
@@ -858,6 +917,28 @@ class KernelAnalysis:
                 last, b = parts
                 out.append(E.implies(E.ge(b, 1), E.le(E.mul(b, s), last)))
         return out
+
+    def _remainder_lemmas(self, goal: E.BExpr, local: list) -> list:
+        """For each remainder `a % m` the goal or its facts name (with no constant m) and each execution index t
+        of the goal, `t*m <= a` implies `t*m <= a - a % m` for `m >= 1`: a multiple of m at most a is at most a's
+        last whole one.  A fold of n elements into rows of m = ceil(n / f), whose last row holds n % m, is
+        inside n by it (`p*m + q < n` for p < f, q < n % m, n >= 128*f): the solver does not find that step."""
+        syms = E.free_syms(goal)
+        execs = sorted((s for s in syms if self._is_exec(s)), key=lambda s: s._key)[:MAX_LEMMA_INDICES]
+        if not execs:
+            return []
+        mods: dict = {}
+        todo = [goal] + [f for f in local if E.free_syms(f) & syms]
+        seen: set = set()
+        while todo and len(mods) < MAX_LEMMA_REMAINDERS:
+            e = todo.pop()
+            if id(e) in seen:
+                continue
+            seen.add(id(e))
+            if isinstance(e, E.Mod) and not isinstance(e.b, E.Const):
+                mods.setdefault(e, None)
+            todo.extend(E.children(e))
+        return [_remainder_lemma(t, r) for r in mods for t in execs]
 
     def _lazy_naming(self, syms: frozenset | set) -> list:
         """The lazy facts (`self.lazy`) a question over `syms` is given once it finds a violation without them."""
@@ -943,6 +1024,9 @@ class KernelAnalysis:
         unknown = self._undetermined(syms)
         if unknown and ob.quiet_unknown:
             return None
+        kept = self._violation_models.setdefault(location(ob.span), [])
+        if len(kept) < SIBLING_MODELS:
+            kept.append(v.model)
         whatever = bool(unknown) and not ob.definite and ob.code in ONE_EXECUTION_CODES and \
             self._whatever_unknown(ob, local, syms, unknown)
         if whatever:
@@ -1356,6 +1440,13 @@ def _quotient_parts(stop: E.Expr) -> tuple | None:
     if isinstance(stop, E.FloorDiv) and not isinstance(stop.b, E.Const):
         return E.sub(stop.a, stop.b), stop.b
     return None
+
+
+def _remainder_lemma(t: E.Expr, r: E.Mod) -> E.BExpr:
+    """`m >= 1 and t*m <= a` implies `t*m <= a - a % m`, for r = a % m: t <= a / m makes t <= a // m for an
+    integer t, and m*(a // m) = a - a % m (Python's floor division and remainder, as the solver's for m > 0)."""
+    tm = E.mul(t, r.b)
+    return E.implies(E.band(E.ge(r.b, 1), E.le(tm, r.a)), E.le(tm, E.sub(r.a, r)))
 
 
 def _by_place(copies: list, proved: set) -> dict:

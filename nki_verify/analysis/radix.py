@@ -53,7 +53,10 @@ def refutes(goal: E.BExpr, facts: list, is_exec: Callable, ranges: dict, prove: 
         for case in (cond, E.bnot(cond)):
             r2 = dict(ranges)
             E.refine_ranges(r2, case)
-            g2 = E.simplify_in(goal, r2)
+            # the sizes the case pins (two programs: G == 2), in the goal too, as `bounded` does: a place value
+            # G*W*m against a width of 2 is otherwise a product the side conditions' solver may not settle
+            fixed = {x: v for x, v in E.fixed_by(r2).items() if not is_exec(x)}
+            g2 = E.simplify_in(E.substitute(goal, fixed) if fixed else goal, r2)
             if g2 == E.TRUE:
                 continue  # the goal holds outright in this case
             if g2 == goal:
