@@ -248,6 +248,17 @@ SUBSUMED = {
 }
 
 
+# constructs NKI rejects that the analysis reads as best it can: what it did not understand on their line
+# (NKI902: the shapes of a subscript mixing slices and grids) is that construct, said already
+READ_AS_BEST = frozenset({"NKI609", "NKI610"})
+
+
+def _rejected_at(codes: set) -> bool:
+    """A line with a construct in READ_AS_BEST.  (Not every NKI6xx: a plain class instantiated in a kernel,
+    NKI601, beside a keyword it lacks, NKI902, are two things to fix.)"""
+    return bool(codes & READ_AS_BEST)
+
+
 def _undecided_but_found(d: Diagnostic, found: set) -> bool:
     """`d` is an NKI901 whose check is shown at the same place as a finding (its `finding_key` is in `found`)."""
     check = undecided_check(d.message) if d.code == "NKI901" else None
@@ -286,7 +297,8 @@ def _dedupe(diags: list) -> list:
     for d in by_loc.values():
         codes_at.setdefault((d.location.path, d.location.line), set()).add(d.code)
     kept = [d for d in by_loc.values()
-            if not SUBSUMED.get(d.code, set()) & codes_at[(d.location.path, d.location.line)]]
+            if not SUBSUMED.get(d.code, set()) & codes_at[(d.location.path, d.location.line)]
+            and not (d.code == "NKI902" and _rejected_at(codes_at[(d.location.path, d.location.line)]))]
     merged: dict = {}
     missing: set = set()
     out = []

@@ -1791,6 +1791,22 @@ def test_a_check_undecided_in_one_context_and_found_in_another_is_shown_once() -
     assert "reaches before the start" in [d for d in out if d.location == here and d.code == "NKI901"][0].message
 
 
+def test_what_was_not_understood_on_a_line_nki_rejects_is_not_said_again() -> None:
+    """An NKI902 on a line with a construct NKI rejects that the analysis reads as best it can (NKI610, an error)
+    is that construct: only the error is shown.  On another line, or beside a finding of another kind, it stays."""
+    from nki_verify.api import _dedupe
+    from nki_verify.diagnostics import Diagnostic, Location
+
+    rejected = Diagnostic("NKI610", "error", "this subscript mixes a slice with nl.arange/nl.mgrid index grids",
+                          Location("k.py", 9, 30, 9, 40), "k")
+    same_line = Diagnostic("NKI902", "warning", "shapes [(64,), (128,)] do not broadcast",
+                           Location("k.py", 9, 12, 9, 50), "k")
+    other_line = Diagnostic("NKI902", "warning", "subscripting a symbolic bool", Location("k.py", 11, 5, 11, 9), "k")
+    bound = Diagnostic("NKI101", "warning", "index i is out of bounds", Location("k.py", 11, 7, 11, 8), "k")
+    out = _dedupe([same_line, rejected, other_line, bound])
+    assert same_line not in out and {rejected, other_line, bound} <= set(out)
+
+
 def test_a_name_nothing_in_the_file_binds_is_an_error_unless_a_star_import_may_bind_it() -> None:
     body = """
         import nki
@@ -2412,6 +2428,33 @@ def test_a_slice_beside_an_index_grid_is_reported_and_read_as_the_grid_of_its_el
     # within bounds: the mix alone
     found = [d.code for d in verify_source(text.replace("1024", "512"), "/tmp/k.py")]
     assert found == ["NKI610"]
+
+
+def test_a_slice_beside_one_dimensional_grids_keeps_its_own_axis_as_numpy_does() -> None:
+    # `t[:, nl.arange(64)]` (rejected too): numpy gives (128, 64), the slice's axis then the grid's; a store of it
+    # into a (128, 64) tensor matches, and a grid past the tile's columns is out of bounds. Grids separated by a
+    # slice go first (`u[nl.arange(4), :, nl.arange(4)]` is (4, 128))
+    text = B1_HEADER + src("""
+        @nki.jit
+        def columns(a):
+            assert a.shape == (128, 512)
+            out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+            tile = nl.load(a[:, :])
+            part = tile[:, 448 + nl.arange(64)]
+            nl.store(out, value=part)
+            return out
+    """)
+    line = text.splitlines().index("    part = tile[:, 448 + nl.arange(64)]") + 1
+    assert [(d.code, d.location.line) for d in verify_source(text, "/tmp/k.py")] == [("NKI610", line)]
+    found = sorted((d.code, d.location.line) for d in verify_source(text.replace("448", "449"), "/tmp/k.py"))
+    assert found == [("NKI101", line), ("NKI610", line)]
+    from compiler.frontend import values as V
+    from compiler.frontend.tensors import _numpy_places
+
+    g = V.IndexGrid(0, (4,), ())
+    assert _numpy_places([g, slice(None), g], [1], 1) == {1: 1, "block": 0, "rank": 2}
+    assert _numpy_places([slice(None), g, g], [0], 1) == {0: 0, "block": 1, "rank": 2}
+    assert _numpy_places([V.IndexGrid(0, (128, 1), ()), slice(0, 512)], [1], 2) is None
 
 
 def test_a_finding_names_each_quantity_once() -> None:

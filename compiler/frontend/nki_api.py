@@ -551,6 +551,13 @@ class NkiMixin:
                 return form, self._bind_signature(ins, form, sig, args, kwargs)
             except _BindError as exc:
                 errors.append(str(exc))
+        if errors and self.kb is not None:
+            # no form of the API takes these arguments: Python raises TypeError when this call is traced (`nl.sum(x)`
+            # without its axis; NKI609, an error where every launch gets here).  Unlike the other TypeErrors the
+            # path goes on, the call's result unknown: what follows is checked too, where the fix will lead
+            self.lint("NKI609", f"nki.{ins.qualname}() {errors[0]}: Python raises TypeError here while tracing",
+                      node, severity="warning" if self._path_beyond_assumptions() else None)
+            raise V.NotUnderstood(f"nki.{ins.qualname}(): {errors[0]}", node, silent=True)
         raise V.NotUnderstood(f"nki.{ins.qualname}(): {errors[0] if errors else 'no signature'}", node)
 
     def _bind_signature(self, ins: Any, form: str, sig: Any, args: list, kwargs: dict) -> dict:

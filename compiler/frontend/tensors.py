@@ -495,9 +495,12 @@ class TensorMixin:
         axis the slice would give, so that the rest of the kernel is still checked.  The full slice of an axis of
         size 1 is accepted (`t[i_p, :]` of a (128, 1) tile)."""
         out = list(keys)
+        turned = [axis for axis, k in enumerate(keys) if isinstance(k, slice) and not (
+            k.start is None and k.stop is None and k.step is None
+            and self.decide(E.eq(E.lift(view.shape[axis]), 1)) is True)]
+        places = _numpy_places(keys, turned, rank)
         for axis, k in enumerate(keys):
-            if not isinstance(k, slice) or k.start is None and k.stop is None and k.step is None and \
-                    self.decide(E.eq(E.lift(view.shape[axis]), 1)) is True:
+            if axis not in turned:
                 continue
             elt = _subscript_item(node, axis) or node
             self.lint("NKI610", "this subscript mixes a slice with nl.arange/nl.mgrid index grids: the NKI compiler "
@@ -506,9 +509,19 @@ class TensorMixin:
             lo, hi, step = self._norm_slice(k, view.shape[axis], node)
             size = self._slice_size(lo, hi, step)
             var = self.new_iota(size, elt)
-            pos = _result_axis(keys, axis)
-            shape = (1,) * pos + (size,) + (1,) * max(0, rank - pos - 1)
+            if places is None:
+                pos, width = _result_axis(keys, axis), rank
+            else:
+                pos, width = places[axis], places["rank"]
+            shape = (1,) * pos + (size,) + (1,) * max(0, width - pos - 1)
             out[axis] = V.IndexGrid(E.add(E.mul(var.var, step), lo), shape, (var,))
+        if places is not None:
+            # the grids' broadcast block at its place among the slices' axes
+            at, width = places["block"], places["rank"]
+            for axis, k in enumerate(keys):
+                if isinstance(k, V.IndexGrid):
+                    padded = (1,) * (rank - len(k.shape)) + tuple(k.shape)
+                    out[axis] = V.IndexGrid(k.expr, (1,) * at + padded + (1,) * (width - at - rank), k.iotas)
         return out
 
     def _grid_subscript(self, tv: V.TensorVal, keys: list, node: ast.AST | None) -> V.TensorVal:
@@ -1199,6 +1212,35 @@ def _subscript_item(node: ast.AST | None, i: int) -> ast.AST | None:
         if i < len(elts):
             return elts[i]
     return None
+
+
+def _numpy_places(keys: list, turned: list, rank: int) -> dict | None:
+    """Where a mixed subscript's slices and grids go when the grids do not span its axes (`t[:, nl.arange(64)]`:
+    one-dimensional grids beside slices), as numpy places them: each slice keeps an axis of its own and the
+    grids' broadcast shape (`rank` axes) sits where they are, or first when slices separate them.  {item's
+    axis: result axis, "block": the grids' first result axis, "rank": the result's rank}; None when the grids
+    have an axis for every item (`a[i_p, 0:512]` with i_p = nl.arange(128)[:, None]: the slice fills its own)."""
+    if not turned or any(isinstance(k, (V.TensorVal, V.Unknown)) for k in keys):
+        return None
+    grids = [axis for axis, k in enumerate(keys) if isinstance(k, V.IndexGrid)]
+    making = [axis for axis, k in enumerate(keys) if isinstance(k, (V.IndexGrid, slice))]
+    if not grids or rank >= len(making):
+        return None
+    inner = [axis for axis in making if grids[0] <= axis <= grids[-1]]
+    together = all(isinstance(keys[axis], V.IndexGrid) for axis in inner)
+    out: dict = {}
+    pos = 0 if together else rank
+    for axis in making:
+        if isinstance(keys[axis], V.IndexGrid):
+            if together and axis == grids[0]:
+                out["block"] = pos
+                pos += rank
+            continue
+        out[axis] = pos
+        pos += 1
+    out.setdefault("block", 0)
+    out["rank"] = rank + len(turned)
+    return out
 
 
 def _result_axis(keys: list, axis: int) -> int:

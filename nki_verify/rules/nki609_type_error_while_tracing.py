@@ -12,8 +12,10 @@ RULE = Rule(
           '`helper.py` when the package does not import the function into its `__init__`), and arithmetic, '
           'bitwise or ordering operators applied to a tensor in a Beta-2 (`nki`) kernel: Beta-2 tensors have no '
           'operators (the tile operators `a + b`, `a * 2` were Beta 1\'s), so `block_idx * row_size` with '
-          '`block_idx` a (1, 1) SBUF tile is no number. A warning when only some inputs reach it, an error when '
-          'every analysed launch does; the inputs that reach it are not analysed further.'),
+          '`block_idx` a (1, 1) SBUF tile is no number; and a call of an NKI API with arguments none of its forms '
+          'takes (`nl.sum(x)` without its `axis`, a positional argument too many). A warning when only some inputs '
+          'reach it, an error when every analysed launch does; the inputs that reach it are not analysed further, '
+          'but for an API call\'s arguments, after which the analysis goes on with the call\'s result unknown.'),
     why='Tracing raises TypeError, so the kernel does not compile for these inputs.',
     bad=(
         'from ..utils import stream_copy   # the module stream_copy.py\n'

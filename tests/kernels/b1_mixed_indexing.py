@@ -29,3 +29,15 @@ def copy_block_fully_gridded(a):
     nl.store(out[i_p, nl.arange(1)[None, :]], value=col[i_p, :])
     return out
 
+
+
+@nki.jit
+def copy_columns_one_dimensional_grid(a):
+    # `x[:, nl.arange(64)]`: a one-dimensional grid beside a slice (rejected: NKI610), whose shape the slice's
+    # grid does not broadcast with; what the analysis could not make of it is that construct, not said again
+    assert a.shape == (128, 512)
+    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    tile = nl.load(a[:, :])
+    part = tile[:, nl.arange(64)]  # expect: NKI610 error
+    nl.store(out, value=part)
+    return out

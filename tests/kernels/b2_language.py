@@ -311,3 +311,34 @@ def row_at_a_tile_held_index(x, rows: int, by_tile: bool):
         nisa.dma_copy(dst=one_row, src=x.ap([[512, 1], [1, 512]], offset=0, scalar_offset=idx, indirect_dim=0))
     nisa.dma_copy(dst=out, src=one_row)
     return out
+
+
+@nki.jit
+def row_sums(x, with_axis: bool):
+    # an API called without an argument it requires (or with one too many): Python raises TypeError while
+    # tracing, whatever the inputs
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 1), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.memset(dst=s, value=0.0)  # (the analysis goes on past a call it cannot bind, which writes nothing)
+    if with_axis:
+        nisa.tensor_reduce(dst=s, op=nl.add, data=t, axis=1)
+    else:
+        nisa.tensor_reduce(dst=s, op=nl.add, data=t)  # expect: NKI609 warning
+    nisa.dma_copy(dst=out, src=s)
+    return out
+
+
+@nki.jit
+def row_sums_always_without_axis(x):
+    assert x.shape == (128, 512)
+    out = nl.ndarray((128, 1), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_reduce(dst=s, op=nl.add, data=t, axis=1, negate=False)
+    nisa.tensor_reduce(s, nl.add, t, 1, False, False, None, 7)  # expect: NKI609 error
+    nisa.dma_copy(dst=out, src=s)
+    return out
