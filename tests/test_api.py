@@ -293,6 +293,29 @@ def test_a_suggested_lower_bound_is_the_least_that_works() -> None:
     assert diags[1].suggestion == "assert x.shape[0] >= 256", diags[1].suggestion
 
 
+def test_a_dimension_is_equated_only_with_one_that_bounds_the_check_s_loop() -> None:
+    # x[i] for i in range(p): x.shape[0] == p is the precondition; z.shape[0], which the kernel only bounds by
+    # p, would prove the check as well if equated to x.shape[0], but bounds no loop of it and is not offered
+    text = src("""
+        import nki
+        import nki.isa as nisa
+        import nki.language as nl
+
+        @nki.jit
+        def rows(z, x, p: int):
+            assert z.shape[0] >= p and x.shape[1] == 512 and z.shape[1] == 512
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.memset(dst=t, value=0.0)
+            for i in nl.sequential_range(p):
+                nisa.dma_copy(dst=t[0:1, :], src=x[i:i + 1, :])
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """)
+    (d,) = verify_source(text, "/tmp/k.py")
+    assert (d.code, d.suggestion) == ("NKI101", "assert x.shape[0] == p"), d.suggestion
+
+
 def test_keys_read_with_the_queries_strides_suggest_the_same_dimensions() -> None:
     # the loop runs over q's batch and reads k with q's row length: the help is that k has q's shape, axis by
     # axis (the solver alone gives up on the flattened bound; with k's dimensions replaced by q's, the access's

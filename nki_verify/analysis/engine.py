@@ -1274,13 +1274,17 @@ class KernelAnalysis:
         goal_syms = [s for s in E.free_syms(ob.goal) if self.info.get(s) is not None
                      and self.info[s].role in ("shape", "scalar")]
         shape_syms = [s for s in inputs if self.info[s].role in ("shape", "scalar")]
-        # a dimension that must match another one (the loop bound comes from a different input)
+        # a dimension that must match another one (the loop bound comes from a different input): one that bounds
+        # a loop or pattern index of the check (any other pairing that happens to prove it, a batch size equal
+        # to a sequence length, is no precondition the kernel means)
+        bounding = set().union(*(E.free_syms(f) for f in local if isinstance(f, E.Cmp)
+                                 and any(map(self._is_exec, E.free_syms(f)))))
         for s in goal_syms[:2]:
             for t in shape_syms:
                 pinned = self.ranges.get(t)
                 if pinned is not None and pinned.lo is not None and pinned.lo == pinned.hi:
                     continue  # equating with a fixed dimension just pins this one to a constant
-                if t is not s and t not in goal_syms:
+                if t is not s and t not in goal_syms and t in bounding:
                     cands.append(E.eq(s, t))
         # alignment goals (1024*half % 2048 == 0) want the ratio of their constants (half % 2 == 0)
         ratios = sorted({a // math.gcd(a, b) for a in consts for b in consts if a != b and a % b == 0} - {1})
