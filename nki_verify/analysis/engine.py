@@ -205,6 +205,7 @@ class KernelAnalysis:
         self.replacements: dict = {}
         # place -> the models of the violations found there (see _by_sibling_models)
         self._violation_models: dict = {}
+        self._sibling_spent = 0  # solver queries _by_sibling_models asked in this run
         self.undecided = 0  # checks the solver could not decide at RLIMIT (see UNDECIDED_BUDGET)
         self.stats = Stats()
         self._seen: set = set()
@@ -644,14 +645,21 @@ class KernelAnalysis:
         out: set = set()
         if not self._violation_models:
             return out
-        start = self.prover.queries
+        start = self.prover.queries - self._sibling_spent  # (one budget for both calls of a run)
+        try:
+            self._sibling_places(proved, start, out)
+        finally:
+            self._sibling_spent = self.prover.queries - start
+        return out
+
+    def _sibling_places(self, proved: set, start: int, out: set) -> None:
         for key, copies in _by_place(self.undecided_copies, proved).items():
             models = self._violation_models.get(copies[0][0].location)
             if not models:
                 continue
             for _, _, local, ob in copies:
                 if self.prover.queries - start >= SIBLING_QUERIES:
-                    return out
+                    return
                 found = self._violated_at(ob, local, models)
                 if found is not False:
                     self.stats.by_sibling += len(copies)
@@ -660,7 +668,6 @@ class KernelAnalysis:
                     if found is not None:
                         self.replacements[id(copies[0][0])] = found
                     break
-        return out
 
     def _violated_at(self, ob: Obligation, local: list, models: list) -> Diagnostic | None | bool:
         """The finding of `ob` violated with its symbols pinned where one of `models` has them (None where the
