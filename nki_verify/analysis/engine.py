@@ -134,9 +134,9 @@ CONDITION_SPLIT_KERNEL_QUERIES = 96  # per kernel
 # NKI901 315 -> 304, at no measurable cost in time)
 LAST_CHANCE_RLIMIT = 10 * RLIMIT
 # solver queries per kernel run spent proving undecided checks axis by axis (see _by_axes)
+AXES_QUERIES = 64
 MAX_LEMMA_INDICES = 4  # the execution indices and remainders `_remainder_lemmas` pairs, at most
 MAX_LEMMA_REMAINDERS = 4
-AXES_QUERIES = 64
 LAST_CHANCE_PLACES = 12  # undecided places in the run at most
 LAST_CHANCE_COPIES = 8  # copies of the check at one place at most
 LAST_CHANCE_QUERIES = 16  # solver queries per kernel run
