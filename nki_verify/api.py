@@ -245,18 +245,12 @@ def _internal(path: str, exc: BaseException, kernel: ir.Kernel | None = None) ->
 SUBSUMED = {
     "NKI203": {"NKI202"},  # a matmul too large for the PE array is also too large for one bank
     "NKI404": {"NKI101", "NKI102"},  # an out-of-bounds read also reads what nothing wrote
+    # what the analysis did not understand on the line of a construct NKI rejects and it reads as best it can (the
+    # shapes of a subscript mixing slices and grids, an API call no form of which takes its arguments) is that
+    # construct, said already.  (Not every NKI6xx: a plain class instantiated in a kernel, NKI601, beside a keyword
+    # it lacks, NKI902, are two things to fix)
+    "NKI902": {"NKI609", "NKI610"},
 }
-
-
-# constructs NKI rejects that the analysis reads as best it can: what it did not understand on their line
-# (NKI902: the shapes of a subscript mixing slices and grids) is that construct, said already
-READ_AS_BEST = frozenset({"NKI609", "NKI610"})
-
-
-def _rejected_at(codes: set) -> bool:
-    """A line with a construct in READ_AS_BEST.  (Not every NKI6xx: a plain class instantiated in a kernel,
-    NKI601, beside a keyword it lacks, NKI902, are two things to fix.)"""
-    return bool(codes & READ_AS_BEST)
 
 
 def _undecided_but_found(d: Diagnostic, found: set) -> bool:
@@ -297,8 +291,7 @@ def _dedupe(diags: list) -> list:
     for d in by_loc.values():
         codes_at.setdefault((d.location.path, d.location.line), set()).add(d.code)
     kept = [d for d in by_loc.values()
-            if not SUBSUMED.get(d.code, set()) & codes_at[(d.location.path, d.location.line)]
-            and not (d.code == "NKI902" and _rejected_at(codes_at[(d.location.path, d.location.line)]))]
+            if not SUBSUMED.get(d.code, set()) & codes_at[(d.location.path, d.location.line)]]
     merged: dict = {}
     missing: set = set()
     out = []

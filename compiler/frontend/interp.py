@@ -509,11 +509,12 @@ class Interpreter(OpsMixin, BuiltinsMixin, CallsMixin, ControlMixin, NkiMixin, T
             raise V.NotUnderstood(message, node)
         self.trace_error("NKI609", message, node, "type-error")
 
-    def trace_error(self, code: str, message: str, node: ast.AST | None, origin: str) -> None:
+    def trace_error(self, code: str, message: str, node: ast.AST | None, origin: str, end_path: bool = True) -> None:
         """Python raises here while tracing (NKI607-NKI609): an error when every launch gets here, else a
-        warning; the path ends."""
+        warning; the path ends (unless `end_path` is False: the caller goes on past the construct)."""
         self.lint(code, message, node, severity="warning" if self._path_beyond_assumptions() else None)
-        self.abort_path(node, origin)
+        if end_path:
+            self.abort_path(node, origin)
 
     def store_name(self, name: str, value: Any) -> None:
         f = self.frame

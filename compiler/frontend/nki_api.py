@@ -555,8 +555,8 @@ class NkiMixin:
             # no form of the API takes these arguments: Python raises TypeError when this call is traced (`nl.sum(x)`
             # without its axis; NKI609, an error where every launch gets here).  Unlike the other TypeErrors the
             # path goes on, the call's result unknown: what follows is checked too, where the fix will lead
-            self.lint("NKI609", f"nki.{ins.qualname}() {errors[0]}: Python raises TypeError here while tracing",
-                      node, severity="warning" if self._path_beyond_assumptions() else None)
+            self.trace_error("NKI609", f"nki.{ins.qualname}() {errors[0]}: Python raises TypeError here while tracing",
+                             node, "type-error", end_path=False)
             raise V.NotUnderstood(f"nki.{ins.qualname}(): {errors[0]}", node, silent=True)
         raise V.NotUnderstood(f"nki.{ins.qualname}(): {errors[0] if errors else 'no signature'}", node)
 

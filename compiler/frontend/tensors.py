@@ -499,9 +499,8 @@ class TensorMixin:
             k.start is None and k.stop is None and k.step is None
             and self.decide(E.eq(E.lift(view.shape[axis]), 1)) is True)]
         places = _numpy_places(keys, turned, rank)
-        for axis, k in enumerate(keys):
-            if axis not in turned:
-                continue
+        for axis in turned:
+            k = keys[axis]
             elt = _subscript_item(node, axis) or node
             self.lint("NKI610", "this subscript mixes a slice with nl.arange/nl.mgrid index grids: the NKI compiler "
                       "rejects basic and advanced indexing together; index every axis with a grid "
