@@ -112,6 +112,9 @@ class KernelBuilder:
         self._facts_key: tuple | None = None
         self._labels: tuple = (-1, 0, set())  # (_edits, symbols seen, their labels): see label_taken
         self._known: tuple = (-1, 0, set())  # (_edits, assumptions seen, their conjuncts): see known
+        # ids of the symbols and assumptions a rollback keeps: facts about the inputs alone, true on every path,
+        # made where a trial pass first needed them (an input dtype's item size, see TensorMixin.input_itemsize)
+        self._lasting: set = set()
 
     # ------------------------------------------------------------------ speculation
     def mark(self) -> Mark:
@@ -185,6 +188,9 @@ class KernelBuilder:
     def rollback(self, m: Mark) -> None:
         s = m.sizes
         self._edit(s[6])
+        lasting = self._lasting
+        kept_syms = [info for info in self.symbols[s[0]:] if id(info) in lasting] if lasting else []
+        kept_facts = [a for a in self.assumptions[s[6]:] if id(a) in lasting] if lasting else []
         del self.symbols[s[0]:]
         del self.tensors[s[1]:]
         del self.loops[s[2]:]
@@ -195,6 +201,8 @@ class KernelBuilder:
         for issue in self.issues[s[7]:]:
             self._issue_keys.discard((issue.code, issue.span, issue.message))
         del self.issues[s[7]:]
+        self.symbols.extend(kept_syms)
+        self.assumptions.extend(kept_facts)
 
     def substitute_since(self, m: Mark, mapping: dict) -> None:
         """Rewrite the IR emitted since `m` with symbols replaced (a pass analysed with probe symbols)."""
@@ -209,11 +217,15 @@ class KernelBuilder:
                 lst[i] = _subst_node(lst[i], mapping, memo)
 
     # ------------------------------------------------------------------ symbols
-    def new_sym(self, label: str, role: str, lo: E.IntLike | None = None, hi: E.IntLike | None = None) -> E.Sym:
+    def new_sym(self, label: str, role: str, lo: E.IntLike | None = None, hi: E.IntLike | None = None,
+                lasting: bool = False) -> E.Sym:
+        """`lasting`: kept by a rollback (see `_lasting`)."""
         s = E.Sym(label, next(self._uids), role)
         lo_e = None if lo is None else E.lift(lo)
         hi_e = None if hi is None else E.lift(hi)
         self.symbols.append(ir.SymInfo(s, role, label, lo_e, hi_e))
+        if lasting:
+            self._lasting.add(id(self.symbols[-1]))
         self.ranges[s] = E.Interval(self._lo_bound(lo_e), self._hi_bound(hi_e))
         return s
 
@@ -270,10 +282,13 @@ class KernelBuilder:
     def add_check(self, check: ir.Check) -> None:
         self.checks.append(check)
 
-    def assume(self, cond: E.BExpr, span: ir.Span | None, origin: str) -> None:
+    def assume(self, cond: E.BExpr, span: ir.Span | None, origin: str, lasting: bool = False) -> None:
+        """`lasting`: kept by a rollback (see `_lasting`)."""
         if cond == E.TRUE:
             return
         self.assumptions.append(ir.Assumption(cond, span, origin))
+        if lasting:
+            self._lasting.add(id(self.assumptions[-1]))
         self.refine(cond)
 
     def issue(self, code: str, message: str, span: ir.Span, severity: str | None = None, fixes: tuple = ()) -> None:

@@ -857,6 +857,9 @@ def run_kernel(interp: Interpreter, kv: V.KernelVal, ctx: LaunchContext) -> tupl
     for s in ctx.closure_syms:
         _register_host_syms(kb, s)
     interp.kb = kb
+    # (a kernel run's own dtype predicates, each tied to this run's item size symbol where it is made: shared
+    # with an earlier run, they had no fact here, and a tile's bytes disagreed with a helper's size table)
+    interp._dtype_eqs = {}
     interp.frames = []
     interp.loop_tracks = []
     interp.loop_facts = []

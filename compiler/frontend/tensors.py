@@ -247,9 +247,11 @@ class TensorMixin:
         nl.bfloat16)` tested for a 2-byte layout, the tile's bytes counted by the itemsize)."""
         label = f"itemsize({dt[1:]})"
         s = self.kb.itemsizes.get(dt)
-        if s is None or not self.kb.label_taken(label):  # (not yet, or made on a pass since rolled back)
-            s = self.kb.itemsizes[dt] = self.kb.new_sym(label, "shape", 1, 5)
-            self.kb.assume(E.bor(E.eq(s, 1), E.eq(s, 2), E.eq(s, 4)), None, "dtype")
+        if s is None or not self.kb.label_taken(label):  # (not yet, or made by an analysis since restarted)
+            # (lasting: a loop's trial pass that first asks for it is rolled back, and the symbol and its facts
+            # with it, while the dtype predicates the pass made are kept; so were the facts that tie them)
+            s = self.kb.itemsizes[dt] = self.kb.new_sym(label, "shape", 1, 5, lasting=True)
+            self.kb.assume(E.bor(E.eq(s, 1), E.eq(s, 2), E.eq(s, 4)), None, "dtype", lasting=True)
             for (name, known), pred in self._dtype_eqs.items():
                 if name == dt:
                     self._itemsize_of_equal(s, known, pred)
@@ -260,7 +262,7 @@ class TensorMixin:
         if known in D.DTYPES and D.size_bytes(known) in (1, 2, 4):
             fact = E.bor(E.bnot(pred), E.eq(s, D.size_bytes(known)))
             if not self.kb.known(fact):  # (a symbol made for a new predicate has tied it already)
-                self.kb.assume(fact, None, "itemsize")
+                self.kb.assume(fact, None, "itemsize", lasting=True)
 
     def rank_settled(self) -> set:
         """Inputs whose rank a soft hint may no longer move: stated exactly, agreed with by a use, contradicted

@@ -1798,12 +1798,15 @@ def _connected(syms: set, facts: list) -> set:
 
 
 def _python_expression(text: str) -> bool:
-    """`text` reads as a Python expression (a suggestion the user can paste as an assert)."""
+    """`text` reads as a Python expression (a suggestion the user can paste as an assert): one that calls no
+    function but Python's own (the analysis's name for a dtype's size, `itemsize(x.dtype)`, is no function a
+    kernel has)."""
     try:
-        ast.parse(text, mode="eval")
+        tree = ast.parse(text, mode="eval")
     except SyntaxError:
         return False
-    return True
+    return all(not isinstance(n, ast.Call) or isinstance(n.func, ast.Name) and n.func.id in ("min", "max", "abs")
+               for n in ast.walk(tree))
 
 
 def _simple(goal: E.BExpr) -> bool:
