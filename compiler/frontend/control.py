@@ -11,6 +11,7 @@ limit) or analysed with the carried values unknown (reported as NKI902).
 from __future__ import annotations
 
 import ast
+import itertools
 from typing import Any, Callable, Iterator
 
 from .. import expr as E
@@ -204,6 +205,13 @@ def _invariant_variants(d: E.Expr, varying: set, depth: int = 2) -> list:
     where the result mentions none of `varying` (the steps a steady value may take, see `_steady_step`); none
     for a step too large to be a tile's size (each replacement rebuilds it)."""
     out: list = []
+    tables = _step_tables(d, varying)
+    if tables is None:
+        return out
+    if tables:  # each table one node: a placeholder while the candidates are made
+        holders = {node: E.Sym(f"<table {i}>", -(1 << 40) - i, "unknown") for i, (node, _v) in enumerate(tables)}
+        back = {h: node for node, h in holders.items()}
+        return [E.substitute(x, back) for x in _invariant_variants(E.replace_nodes(d, holders), varying, depth)]
     if E.size(d) > STEADY_STEP_SIZE:
         return out
 
@@ -221,15 +229,121 @@ def _invariant_variants(d: E.Expr, varying: set, depth: int = 2) -> list:
     return out
 
 
-def _rounds(value: E.Expr, probe: E.Sym) -> bool:
-    """`probe` occurs in `value` only inside floor divisions or remainders by constants (roundings of it)."""
+def _rounds(value: E.Expr, probe: E.Sym, varying: frozenset | set | None = None) -> bool:
+    """`probe` occurs in `value` only inside floor divisions or remainders by constants, or, given `varying`,
+    by values that do not change in the loop (none of `varying`): roundings of it, like an address aligned to
+    an item size."""
     def walk(e: E.Expr, inside: bool) -> bool:
         if e == probe:
             return inside
-        if isinstance(e, (E.FloorDiv, E.Mod)) and isinstance(e.b, E.Const):
+        if isinstance(e, (E.FloorDiv, E.Mod)) and (isinstance(e.b, E.Const) if varying is None else
+                                                   not (E.free_syms(e.b) & (set(varying) | {probe}))):
             return walk(e.a, True) and walk(e.b, inside)
         return all(walk(c, inside) for c in E.children(e))
     return probe in E.free_syms(value) and walk(value, False)
+
+
+STEADY_TABLES = 2  # tables a steady step's proof is split on, case by case (`_tables`)
+# the largest step looked into for tables: one allocation's step with a table of item sizes is about 500 nodes (the
+# table counted at each of its uses), 22 with it one node; a step larger still is no single allocation's
+STEADY_TABLE_STEP_SIZE = 1000
+STEADY_TABLE_VALUES = 4  # distinct values of such a table
+
+
+def _step_tables(d: E.Expr, varying: set) -> list | None:
+    """The tables of a step (`_tables`) small enough to look into with each table one node, else None."""
+    if E.size(d) <= STEADY_STEP_SIZE:
+        return _tables(d, varying)
+    if E.size(d) > STEADY_TABLE_STEP_SIZE:
+        return None
+    tables = _tables(d, varying)
+    return tables if tables and _size_with_tables(d, tables) <= STEADY_STEP_SIZE else None
+
+
+def _table_values(e: E.Expr) -> tuple | None:
+    """The values of a conditional whose branches are all constants, nested (None for any other)."""
+    vals: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, E.Ite):
+            stack += [x.a, x.b]
+        elif isinstance(x, E.Const):
+            vals.add(x.value)
+        else:
+            return None
+    return tuple(sorted(vals)) if len(vals) <= STEADY_TABLE_VALUES else None
+
+
+def _tables(e: E.Expr, varying: set) -> list:
+    """The loop-invariant conditionals in `e` whose branches are all constants, each with its values: tables
+    like a helper's item size per dtype (`4 if dt == float32 else 2 if ... else 1`). An address rounded up to
+    such a size grows steadily for each of its values, which the induction proves one value at a time (with
+    the table a symbol it would divide by an unknown); and a step with a table in it counts the table as one
+    node (see `_invariant_variants`)."""
+    out: list = []
+    seen: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        if isinstance(x, E.Ite) and not (E.free_syms(x) & varying):
+            vals = _table_values(x)
+            if vals is not None:
+                out.append((x, vals))
+                continue
+        stack.extend(c for c in E.children(x) if isinstance(c, E.Expr))
+    return out
+
+
+def _size_with_tables(e: E.Expr, tables: list) -> int:
+    """`E.size(e)` with each table one node."""
+    nodes = {node for node, _vals in tables}
+    memo: dict = {}
+
+    def go(x: Any) -> int:
+        if x in nodes:
+            return 1
+        n = memo.get(x)
+        if n is None:
+            n = memo[x] = 1 + sum(go(c) for c in E.children(x))
+        return n
+    return go(e) if nodes else E.size(e)
+
+
+def _table_cases(tables: list) -> list:
+    """Each combination of the tables' values, as a replacement table for `E.replace_nodes` (one empty case
+    when there are none, or more than STEADY_TABLES)."""
+    if not tables or len(tables) > STEADY_TABLES:
+        return [{}]
+    return [{node: E.const(v) for (node, _vals), v in zip(tables, combo)}
+            for combo in itertools.product(*(vals for _node, vals in tables))]
+
+
+def _fold_tables(e: E.Expr, tables: list) -> E.Expr:
+    """`e` with each of its floor divisions and remainders that reads only the tables replaced by its value,
+    where that is the same in every case (`(size - 1) // size` is 0 for each item size)."""
+    if not tables or len(tables) > STEADY_TABLES:
+        return e
+    cases = _table_cases(tables)
+    table_syms = set().union(*(E.free_syms(node) for node, _vals in tables))
+    found: dict = {}
+    seen: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        if isinstance(x, (E.FloorDiv, E.Mod)) and E.free_syms(x) and E.free_syms(x) <= table_syms:
+            vals = {E.lower(E.replace_nodes(x, case)) for case in cases}
+            if len(vals) == 1 and isinstance(next(iter(vals)), int):
+                found[x] = E.const(next(iter(vals)))
+                continue
+        stack.extend(c for c in E.children(x) if isinstance(c, E.Expr))
+    return E.replace_nodes(e, found) if found else e
 
 
 def _one_choice_taken(e: E.Expr) -> Iterator[E.Expr]:
@@ -1033,6 +1147,16 @@ class ControlMixin:
                     generic[p] = E.add(self._any_start(p), E.mul(c, idx))
                     del pending[key]
                     progress = True
+                    continue
+                found = self._steady_after_first(now, p, x0, set(probes.values()), var, bounds, closed, generic)
+                if found is not None:
+                    c, x1, x1_any = found
+                    rules[key] = (now, ("steady1", (c, x1, now)))
+                    later = E.mul(c, E.sub(idx, 1))
+                    closed[p] = E.ite(E.eq(idx, 0), x0, E.add(x1, later))
+                    generic[p] = E.ite(E.eq(idx, 0), self._any_start(p), E.add(x1_any, later))
+                    del pending[key]
+                    progress = True
             if not progress:
                 return
 
@@ -1074,10 +1198,15 @@ class ControlMixin:
         # the first iteration's own step, where it depends on the value only through roundings (an address
         # taken down and back up to a multiple of 4 by an allocation and its release): the same in every
         # iteration when the value stays in the same residue, which the induction below proves or not
-        if not generic and _rounds(E.lift(now), probe):
-            first = E.lower(E.substitute(d, {probe: E.lift(x0)}))
-            if first not in candidates and not (E.free_syms(E.lift(first)) & varying):
-                candidates.append(first)
+        tables = _step_tables(d, varying)
+        if _rounds(E.lift(now), probe, None if tables is None else varying):
+            # (and, for a step small enough, the step from a start that is a multiple of everything, 0, for a start
+            # that is one too)
+            firsts = [] if generic else [E.substitute(d, {probe: E.lift(x0)})]
+            for first in firsts + ([E.substitute(d, {probe: 0})] if tables is not None else []):
+                first = E.lower(_fold_tables(first, tables or []))
+                if first not in candidates and not (E.free_syms(E.lift(first)) & varying):
+                    candidates.append(first)
         if not candidates:
             return None
         idx = E.floordiv(E.sub(var, start), step)
@@ -1093,9 +1222,69 @@ class ControlMixin:
                                                   if q in probes}))
             d_k = E.substitute(d, at_k)
             question = E.implies(E.band(*facts), E.eq(d_k, c))
-            if generic and self.oracle.valid(question) or self.decide(question) is True:
+            if self._valid_by_cases(question, tables or [], generic):
                 return E.lower(c)
         return None
+
+    def _steady_after_first(self, now: Any, probe: E.Sym, x0: Any, probes: set, var: E.Sym, bounds: tuple,
+                            closed: dict, generic: dict) -> tuple | None:
+        """(c, x1, x1 from any start) when the value is x1 after the first iteration and grows by the
+        loop-invariant c in every later one but the last: a stack address rounded up to an item size before
+        each allocation (`addr = align(addr, size) + n*size`) takes its first step from wherever it starts,
+        and a steady one from the rounded value on.  Proved by induction as `_steady_step` does, from any
+        start first (each other value too) and then from the kernel's; the candidates for c are the second
+        iteration's step from a start of 0 and the step with a min, max or conditional replaced."""
+        start, stop, step, trip, made, guard = bounds
+        if guard is not None:
+            return None  # (a while loop: its condition would have to hold at both starts)
+        d = E.sub(now, probe)
+        if E.free_syms(d) & (probes - set(closed) - {probe}):
+            return None
+        varying = probes | made | {var}
+        tables = _step_tables(d, varying)
+        if tables is None:
+            return None  # (a step too large to be one allocation's or one tile's: no proof comes of it)
+        if not _rounds(E.lift(now), probe, varying):
+            return None  # (only a rounding of the start makes the first step differ from the others)
+        idx = E.floordiv(E.sub(var, start), step)
+        inside = [E.ge(var, start), E.lt(var, stop), E.ge(idx, 1), E.le(idx, E.sub(trip, 2))]
+        if not (isinstance(step, int) and step == 1):
+            inside.append(E.eq(E.mod(E.sub(var, start), step), 0))
+        anys = {self._any_start(q): 0 for q in probes}
+        for forms, x_start, is_generic in ((generic, self._any_start(probe), True), (closed, x0, False)):
+            x1 = self._after_first(now, probe, x_start, forms, var, start, tables)
+            if E.free_syms(E.lift(x1)) & varying:
+                continue
+            second = E.substitute(E.substitute(E.substitute(d, {probe: E.lift(x1)}), anys),
+                                  {var: E.add(start, step)})
+            candidates = [E.lower(_fold_tables(second, tables))] + _invariant_variants(d, varying)
+            at_k = dict(forms)
+            for c in candidates:
+                if E.free_syms(E.lift(c)) & (varying | set(anys)):
+                    continue
+                at_k[probe] = E.add(x1, E.mul(c, E.sub(idx, 1)))
+                question = E.implies(E.band(*inside), E.eq(E.substitute(d, at_k), c))
+                if self._valid_by_cases(question, tables, is_generic):
+                    if is_generic:
+                        return E.lower(c), self._after_first(now, probe, x0, closed, var, start, tables), x1
+                    return E.lower(c), x1, x1
+        return None
+
+    def _after_first(self, now: Any, probe: E.Sym, x0: Any, closed: dict, var: E.Sym, start: Any,
+                     tables: list) -> E.IntLike:
+        """The value after the first iteration, from `x0` (the other values at their closed forms `closed`)."""
+        at_0 = dict(closed)
+        at_0[probe] = E.lift(x0)
+        return E.lower(_fold_tables(E.substitute(E.substitute(E.lift(now), at_0), {var: start}), tables))
+
+    def _valid_by_cases(self, question: E.BExpr, tables: list, generic: bool) -> bool:
+        """`question` holds in each case of the tables' values (see `_tables`); `generic`: a question over
+        symbols that stand for any value, asked of the solver alone first."""
+        for case in _table_cases(tables):
+            q = E.replace_nodes(question, case) if case else question
+            if not (generic and self.oracle.valid(q) or self.decide(q) is True):
+                return False
+        return True
 
     def _mentions_syms(self, v: Any, syms: set) -> bool:
         return bool(syms) and self._mentions_deep(v, set(syms), 0) if not isinstance(v, (int, str, type(None))) \
@@ -1126,6 +1315,10 @@ class ControlMixin:
             elif kind == "steady":
                 c, now = d
                 probe_map[p] = E.add(x0, E.mul(c, idx))
+                steady.append((key, now, x0))
+            elif kind == "steady1":
+                c, x1, now = d
+                probe_map[p] = E.ite(E.eq(idx, 0), x0, E.add(x1, E.mul(c, E.sub(idx, 1))))
                 steady.append((key, now, x0))
             elif kind == "widen":
                 what = _probe_label(key)

@@ -5,7 +5,8 @@ helper gives new tiles in each iteration, an object with a field the verifier ca
 assigns into at computed positions (a shuffle mask), a config whose weights each iteration replaces by a view
 of its expert while its other fields stay as set before the loop, and a buffer object whose score tile an inner
 loop reallocates with each tile's width while its running maximum, allocated under a flag, stays the flag's tile,
-and a bias tile a helper allocates in each iteration when it is given a bias and leaves None when it is not.
+and a bias tile a helper allocates in each iteration when it is given a bias and leaves None when it is not, and
+a stack allocator that rounds its top up to each allocation's item size (a table of sizes per dtype).
 Each was 'not understood' (NKI902) and the rest of the loop was checked with unknown values, or not at all."""
 import logging
 
@@ -467,3 +468,60 @@ def plain_then_biased_one_past(x, b):
     _copy_tiles(x, plain, None)
     _copy_tiles(x, biased, b[:, 1:N + 1])  # expect: NKI101 error
     return plain, biased
+
+
+class AlignedStack(nl.NKIObject):
+    """A stack allocator that rounds its top up to the item size of each allocation's dtype, as the library's
+    buffer managers do (`_bytes` is a table: 4, 2 or 1 by dtype)."""
+
+    def __init__(self, base):
+        self.top = base
+
+    def alloc(self, ncols, dtype, short_by=0):
+        size = _bytes(dtype)
+        self.top = (self.top + size - 1) // size * size
+        addr = self.top
+        self.top = self.top + ncols * size - short_by
+        return addr
+
+
+@nki.jit
+def aligned_stack_keeps_a_tile_per_iteration(x, y):
+    P, F = x.shape
+    assert P == 128 and F % 256 == 0 and F <= 8192
+    assert y.shape == (128, 63)
+    stack = AlignedStack(0)
+    # y's tile first: 63 items of 1, 2 or 4 bytes leave the top at any residue, which the first of x's tiles
+    # rounds up; from there the top grows by one tile per iteration
+    head = nl.ndarray((128, 63), dtype=y.dtype, buffer=nl.sbuf, address=(0, stack.alloc(63, y.dtype)))
+    nisa.dma_copy(dst=head, src=y)
+    tiles = []
+    for i in range(F // 256):
+        t = nl.ndarray((128, 256), dtype=x.dtype, buffer=nl.sbuf, address=(0, stack.alloc(256, x.dtype)))
+        nisa.dma_copy(dst=t, src=x[:, i * 256:(i + 1) * 256])
+        tiles.append(t)
+    out = nl.ndarray((128, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(F // 256):
+        nisa.dma_copy(dst=out[:, i * 256:(i + 1) * 256], src=tiles[i])
+    return out
+
+
+@nki.jit
+def aligned_stack_one_byte_short(x, y):
+    # each tile's top is one byte short of its end: for a 1-byte dtype the next tile starts on its last byte (for
+    # 2 or 4 bytes the rounding up skips it)
+    P, F = x.shape
+    assert P == 128 and F % 256 == 0 and F <= 8192
+    assert y.shape == (128, 63)
+    stack = AlignedStack(0)
+    head = nl.ndarray((128, 63), dtype=y.dtype, buffer=nl.sbuf, address=(0, stack.alloc(63, y.dtype)))
+    nisa.dma_copy(dst=head, src=y)
+    tiles = []
+    for i in range(F // 256):
+        t = nl.ndarray((128, 256), dtype=x.dtype, buffer=nl.sbuf, address=(0, stack.alloc(256, x.dtype, 1)))  # expect: NKI302 warning
+        nisa.dma_copy(dst=t, src=x[:, i * 256:(i + 1) * 256])
+        tiles.append(t)
+    out = nl.ndarray((128, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(F // 256):
+        nisa.dma_copy(dst=out[:, i * 256:(i + 1) * 256], src=tiles[i])
+    return out
