@@ -14,8 +14,9 @@ from __future__ import annotations
 import bisect
 
 import functools
+import itertools
 import math
-from typing import Any, Callable, Iterable, Mapping, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
 Number = int
 IntLike = Union[int, "Expr"]
@@ -1010,6 +1011,24 @@ def _rebuild(e: AnyExpr, f: Callable) -> AnyExpr:
     if isinstance(e, BNot):
         return bnot(f(e.a))
     return e
+
+
+def branch_values(x: Expr) -> set | None:
+    """The values a conditional of numbers takes (None when a branch is not a number): a table of a few
+    values, like an item size per dtype or a tile factor per degree."""
+    if isinstance(x, Const):
+        return {x.value}
+    if isinstance(x, Ite):
+        a, b = branch_values(x.a), branch_values(x.b)
+        return None if a is None or b is None else a | b
+    return None
+
+
+def value_cases(choices: list) -> Iterator[dict]:
+    """Each combination of values of [(conditional, its values)], as a replacement table for `replace_nodes`
+    (one case per way the tables can evaluate; a single empty one for no tables)."""
+    for picked in itertools.product(*(values for _node, values in choices)):
+        yield {node: const(v) for (node, _values), v in zip(choices, picked)}
 
 
 def ite_conditions(e: AnyExpr, products: bool = False) -> list:

@@ -11,7 +11,6 @@ limit) or analysed with the carried values unknown (reported as NKI902).
 from __future__ import annotations
 
 import ast
-import itertools
 from typing import Any, Callable, Iterator
 
 from .. import expr as E
@@ -261,18 +260,10 @@ def _step_tables(d: E.Expr, varying: set) -> list | None:
 
 
 def _table_values(e: E.Expr) -> tuple | None:
-    """The values of a conditional whose branches are all constants, nested (None for any other)."""
-    vals: set = set()
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, E.Ite):
-            stack += [x.a, x.b]
-        elif isinstance(x, E.Const):
-            vals.add(x.value)
-        else:
-            return None
-    return tuple(sorted(vals)) if len(vals) <= STEADY_TABLE_VALUES else None
+    """The values of a conditional whose branches are all constants, nested (None for any other, or for one of
+    more than STEADY_TABLE_VALUES values)."""
+    vals = E.branch_values(e)
+    return tuple(sorted(vals)) if vals is not None and len(vals) <= STEADY_TABLE_VALUES else None
 
 
 def _tables(e: E.Expr, varying: set) -> list:
@@ -318,8 +309,7 @@ def _table_cases(tables: list) -> list:
     when there are none, or more than STEADY_TABLES)."""
     if not tables or len(tables) > STEADY_TABLES:
         return [{}]
-    return [{node: E.const(v) for (node, _vals), v in zip(tables, combo)}
-            for combo in itertools.product(*(vals for _node, vals in tables))]
+    return list(E.value_cases(tables))
 
 
 def _fold_tables(e: E.Expr, tables: list) -> E.Expr:

@@ -558,8 +558,7 @@ class KernelAnalysis:
                 cases *= len(values)
         if not small and not choices:
             return facts_too and self._by_fact_cases(goal, local, ranges, rlimit)
-        for picked in itertools.product(*(values for _, values in choices)):
-            table = {node: E.const(v) for (node, _), v in zip(choices, picked)}
+        for table in E.value_cases(choices):
             g, there = (goal, local) if not table else (E.replace_nodes(goal, table),
                                                         [E.replace_nodes(f, table) for f in local])
             if g == E.TRUE:
@@ -1573,23 +1572,13 @@ def _constant_conditionals(e: E.AnyExpr, most: int = 4) -> list:
         seen.add(x)
         for c in E.children(x):
             if isinstance(c, E.Ite):
-                values = _branch_values(c)
+                values = E.branch_values(c)
                 if values is not None and 1 < len(values) <= most:
                     found.setdefault(c, [values, 0])[1] += 1
                     continue
             stack.append(c)
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][1], E.size(kv[0])))
     return [(c, sorted(v)) for c, (v, _) in ranked]
-
-
-def _branch_values(x: E.Expr) -> set | None:
-    """The values a conditional of numbers takes (None when a branch is not a number)."""
-    if isinstance(x, E.Const):
-        return {x.value}
-    if isinstance(x, E.Ite):
-        a, b = _branch_values(x.a), _branch_values(x.b)
-        return None if a is None or b is None else a | b
-    return None
 
 
 def by_intervals(goal: E.BExpr, ranges: dict, bounds: dict) -> tuple:
