@@ -80,6 +80,13 @@ class Mask:
     def __invert__(self) -> "Mask":
         return Mask(~self.values)
 
+    @property
+    def shape(self) -> tuple:
+        return self.values.shape
+
+    def __getitem__(self, key: Any) -> "Mask":
+        return Mask(self.values[key])  # `m[:, None]`: a mask reshaped as its grid would be
+
     def __bool__(self) -> bool:
         raise TypeError("a Beta-1 mask is an array: combine conditions with & and |, not `and`/`or`")
 

@@ -968,6 +968,8 @@ class CallsMixin:
             raise V.NotUnderstood(f"dict has no key {key!r}", node)
         if isinstance(obj, V.IndexGrid):
             return self.grid_getitem(obj, key, node)
+        if isinstance(obj, (E.BExpr, bool)) and self.mask_reshape_key(key):
+            return self.mask_getitem(obj, key, node)
         if isinstance(obj, V.MGridVal):
             return self.mgrid_getitem(obj, key, node)
         if isinstance(obj, V.KernelVal):

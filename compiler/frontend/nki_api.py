@@ -45,6 +45,36 @@ ALLOC_FUNCS = {"ndarray", "zeros", "ones", "full", "rand", "zeros_like", "empty_
 GEN = {2: "gen2", 3: "gen3", 4: "gen4"}
 
 
+
+def _reshaped_dims(dims: list, key: Any, node: ast.AST | None, moved: dict | None = None) -> list:
+    """The dimensions of an index grid (or mask) of dimensions `dims` after a reshaping subscript (`[:, None]`,
+    `[None, :]`, `[...]`); `moved`, when given, receives each old axis's new position."""
+    keys = key if isinstance(key, tuple) else (key,)
+    out, i = [], 0
+    for k in keys:
+        if k is None:
+            out.append(1)
+        elif isinstance(k, slice) and k.start is None and k.stop is None and k.step is None:
+            if i >= len(dims):
+                raise V.NotUnderstood("too many ':' when reshaping an index grid", node)
+            if moved is not None:
+                moved[i] = len(out)
+            out.append(dims[i])
+            i += 1
+        elif k is Ellipsis:
+            for j in range(i, len(dims) - sum(1 for x in keys[keys.index(k) + 1:] if x is not None)):
+                if moved is not None:
+                    moved[j] = len(out)
+                out.append(dims[j])
+                i = j + 1
+        else:
+            raise V.NotUnderstood("indexing an nl.arange grid with something other than ':' and None", node)
+    for j in range(i, len(dims)):
+        if moved is not None:
+            moved[j] = len(out)
+        out.append(dims[j])
+    return out
+
 class NkiMixin:
     # ------------------------------------------------------------------ attributes
     def api_attr(self, obj: V.ApiVal, name: str, node: ast.AST | None) -> Any:
@@ -335,6 +365,7 @@ class NkiMixin:
             raise V.NotUnderstood("nl.arange() without arguments", node)
         size = E.lower(E.sub(stop, start))
         var = self.new_iota(size, node)
+        self._iota_axis[var.var] = (0, 1, E.lift(size))
         return V.IndexGrid(E.add(var.var, start), (size,), (var,))
 
     def new_iota(self, size: E.IntLike, node: ast.AST | None, name: str | None = None) -> ir.Iota:
@@ -381,23 +412,7 @@ class NkiMixin:
         return V.GridTuple(tuple(grids)) if len(grids) > 1 else grids[0]
 
     def grid_getitem(self, g: V.IndexGrid, key: Any, node: ast.AST | None) -> Any:
-        keys = key if isinstance(key, tuple) else (key,)
-        dims = list(g.shape)
-        out, i = [], 0
-        for k in keys:
-            if k is None:
-                out.append(1)
-            elif isinstance(k, slice) and k.start is None and k.stop is None and k.step is None:
-                if i >= len(dims):
-                    raise V.NotUnderstood("too many ':' when reshaping an index grid", node)
-                out.append(dims[i])
-                i += 1
-            elif k is Ellipsis:
-                out.extend(dims[i:])
-                i = len(dims)
-            else:
-                raise V.NotUnderstood("indexing an nl.arange grid with something other than ':' and None", node)
-        out.extend(dims[i:])
+        out = _reshaped_dims(list(g.shape), key, node)
         if len(g.iotas) == 1:
             placed = [j for j, d in enumerate(out) if not (isinstance(d, int) and d == 1)]
             if len(placed) == 1:
@@ -714,16 +729,52 @@ class NkiMixin:
                 if goal is not None and role in _rule_roles(rule) and self.decide(goal) is False:
                     raise V.RankRetry(param, full + wider - rank, at_least=True, soft=True)
 
+    @staticmethod
+    def mask_reshape_key(key: Any) -> bool:
+        """Whether a subscript only reshapes (`[:, None]`, `[None, :]`, `[...]`): what NKI allows on a mask."""
+        keys = key if isinstance(key, tuple) else (key,)
+        return all(k is None or k is Ellipsis or isinstance(k, slice) and k.start is None and k.stop is None
+                   and k.step is None for k in keys)
+
+    def mask_getitem(self, mask: Any, key: Any, node: ast.AST | None) -> Any:
+        """`m[:, None]` of a mask built from index grids (`m = start + nl.arange(512) < n`): the mask is a
+        condition on its grids' index variables, so reshaping it places each of them on the axis the subscript
+        gives it, as `nl.arange(512)[:, None]` would.  Each variable is copied (the mask itself may still be
+        used with its old shape); a mask of no index variable (a condition on the loop indices alone) broadcasts
+        and is itself."""
+        if isinstance(mask, bool):
+            return mask
+        placed = {s: self._iota_axis[s] for s in E.free_syms(mask) if s in self._iota_axis}
+        if not placed:
+            return mask
+        rank = max(r for _, r, _ in placed.values())
+        dims: list = [1] * rank
+        for axis, r, size in placed.values():
+            dims[rank - r + axis] = size
+        out = _reshaped_dims(dims, key, node, moved := {})
+        renames: dict = {}
+        for s, (axis, r, size) in placed.items():
+            it = self.new_iota(size, node, s.name)
+            self._iota_axis[it.var] = (moved[rank - r + axis], len(out), size)
+            renames[s] = it.var
+        return E.substitute(mask, renames)
+
     def unify_mask_iotas(self, mask: E.BExpr, iotas: list) -> E.BExpr:
         """A mask's own `nl.arange(P)[:, None]` is the index of that axis of the tile the instruction
-        accesses (NKI matches a mask's indices to the tile's by position): each one is renamed to the
-        operands' index variable on the same axis of a grid of the same rank and size."""
+        accesses (NKI matches a mask's indices to the tile's by position, broadcasting as numpy does: from the
+        last axis, so a bare `nl.arange(512)` is the last axis of a 2-D tile): each one is renamed to the
+        operands' index variable on the same axis, counted from the last, and of the same size."""
         mine = {it.var: it for it in iotas}
         renames: dict = {}
+
+        def place(s: Any) -> Any:
+            p = self._iota_axis.get(s)
+            return None if p is None else (p[1] - p[0], p[2])
+
         for s in E.free_syms(mask):
             if s in mine or s not in self._iota_axis:
                 continue
-            same = [it.var for it in iotas if self._iota_axis.get(it.var) == self._iota_axis[s]]
+            same = [it.var for it in iotas if place(it.var) == place(s)]
             if len(same) == 1:
                 renames[s] = same[0]
         return E.substitute(mask, renames) if renames else mask

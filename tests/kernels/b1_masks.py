@@ -185,3 +185,63 @@ def copy_block_sized_by_its_grids(in_tensor):
     out_tensor = nl.ndarray((i_p.shape[0], i_f.shape[1]), dtype=in_tensor.dtype, buffer=nl.shared_hbm)
     nl.store(out_tensor[i_p, i_f], value=nl.load(in_tensor[i_p, i_f]))
     return out_tensor
+
+
+@nki.jit
+def copy_columns_masked_by_a_reshaped_mask(src):
+    # A one-dimensional mask reshaped where it is used (`m[None, :]`), as the ragged last tile of columns is
+    # often written: the mask's arange becomes the free index of the access (was: NKI902, subscripting a
+    # symbolic bool)
+    assert src.shape[0] == 128
+    n = src.shape[1]
+    out = nl.ndarray((128, n), dtype=src.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    for t in nl.affine_range((n + 511) // 512):
+        valid = t * 512 + nl.arange(512) < n
+        tile = nl.load(src[i_p, t * 512 + nl.arange(512)[None, :]], mask=valid[None, :])
+        nl.store(out[i_p, t * 512 + nl.arange(512)[None, :]], value=tile, mask=valid[None, :])
+    return out
+
+
+@nki.jit
+def copy_columns_masked_by_a_reshaped_mask_one_column_over(src):
+    assert src.shape[0] == 128
+    n = src.shape[1]
+    out = nl.ndarray((128, n), dtype=src.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    for t in nl.affine_range((n + 511) // 512):
+        valid = t * 512 + nl.arange(512) <= n
+        tile = nl.load(src[i_p, t * 512 + nl.arange(512)[None, :]], mask=valid[None, :])  # expect: NKI101 warning
+        nl.store(out[i_p, t * 512 + nl.arange(512)[None, :]], value=tile, mask=valid[None, :])  # expect: NKI101 warning
+    return out
+
+
+@nki.jit
+def copy_rows_masked_by_a_column_mask_made_a_row_mask(src):
+    # The same mask placed on the partition axis (`m[:, None]`) against the free axis of the access
+    # proves nothing about the free index
+    assert src.shape[0] == 128
+    n = src.shape[1]
+    out = nl.ndarray((128, n), dtype=src.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    for t in nl.affine_range((n + 511) // 512):
+        valid = t * 512 + nl.arange(128) < n
+        tile = nl.load(src[i_p, t * 512 + nl.arange(512)[None, :]], mask=valid[:, None])  # expect: NKI101 warning
+        nl.store(out[i_p, t * 512 + nl.arange(512)[None, :]], value=tile)  # expect: NKI101 warning
+    return out
+
+
+@nki.jit
+def copy_columns_with_one_dimensional_grids(src):
+    # A bare nl.arange(512) in the last index, and a one-dimensional mask: both broadcast from the last axis as
+    # numpy does, so the mask's arange is the access's column index
+    assert src.shape[0] == 128
+    n = src.shape[1]
+    out = nl.ndarray((128, n), dtype=src.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    rows = i_p < 128
+    for t in nl.affine_range((n + 511) // 512):
+        cols = t * 512 + nl.arange(512) < n
+        tile = nl.load(src[i_p, t * 512 + nl.arange(512)], mask=rows & cols)
+        nl.store(out[i_p, t * 512 + nl.arange(512)], value=tile, mask=rows & cols)
+    return out
