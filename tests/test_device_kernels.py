@@ -358,6 +358,9 @@ CASES = {
                            "clamp_to_the_format_one_past": ([r(128, 512), r(4, dtype=ml_dtypes.float8_e4m3)],),
                            "one_bank_of_elements": ([r(128, 2048, dtype=ml_dtypes.bfloat16)],),
                            "two_banks_of_elements": ([r(128, 2048, dtype=ml_dtypes.float8_e4m3)],)},
+    "b2_packed_banks.py": {
+        "transpose_blocks_packed_per_bank": ([r(5, 128 * 700, dtype=ml_dtypes.bfloat16)],),
+        "transpose_blocks_packed_by_bytes": ([r(5, 128 * 2560, dtype=ml_dtypes.bfloat16)],)},
     "b2_loop_state.py": {"step_chosen_by_a_branch": ([r(128, 1000)],),
                          "step_of_either_sign": ([r(128, 512), r(65, 1)],),
                          "psum_banks_round_robin": ([r(128, 5120)],),

@@ -546,8 +546,11 @@ class KernelAnalysis:
         exclude is proved at once."""
         if not rewrite.nonlinear(goal):
             return facts_too and self._by_fact_cases(goal, local, ranges, rlimit)
-        small, cases = _few_valued(sorted((x for x in E.free_syms(goal) if isinstance(x, E.Sym)), key=lambda x: x.key),
-                                   ranges)
+        syms = sorted((x for x in E.free_syms(goal) if isinstance(x, E.Sym)), key=lambda x: x.key)
+        small, cases = _few_valued(syms, ranges)
+        # a symbol the facts pin to one value (a tile index over a single tile) is that value in every case
+        pinned = {x: E.const(ranges[x].lo) for x in syms if x in ranges and ranges[x].lo is not None and
+                  ranges[x].lo == ranges[x].hi}
         # a conditional whose branches are all numbers (a tile factor chosen by a degree, `2 if tp == 4 else (4
         # if tp == 64 else 1)`) takes one of a few values whatever the input: one case per value, the conditional
         # replaced by it in the goal and the node's facts (each input is in one of the cases)
@@ -556,15 +559,19 @@ class KernelAnalysis:
             if cases * len(values) <= CASE_SPLIT_LIMIT:
                 choices.append((node, values))
                 cases *= len(values)
+        with_lemmas = local + quotient_product_lemmas(goal)
         if not small and not choices:
+            if pinned and self.prover.proves_case(goal, with_lemmas, pinned, rlimit):
+                return True
             return facts_too and self._by_fact_cases(goal, local, ranges, rlimit)
         for table in E.value_cases(choices):
-            g, there = (goal, local) if not table else (E.replace_nodes(goal, table),
-                                                        [E.replace_nodes(f, table) for f in local])
+            g, there = (goal, with_lemmas) if not table else (E.replace_nodes(goal, table),
+                                                              [E.replace_nodes(f, table) for f in with_lemmas])
             if g == E.TRUE:
                 continue
-            if not all(self.prover.proves_case(g, there, {s: E.const(v) for (s, _), v in zip(small, values)}, rlimit)
-                       for values in itertools.product(*(r for _, r in small))):
+            cases_of = ({**pinned, **{s: E.const(v) for (s, _), v in zip(small, values)}}
+                        for values in itertools.product(*(r for _, r in small)))
+            if not all(self.prover.proves_case(g, there, case, rlimit) for case in cases_of):
                 return False
         return True
 
@@ -1540,6 +1547,42 @@ def _follows_from_conjuncts(goal: E.BExpr, facts: list) -> bool:
         elif key not in least or least[key] < k:  # e + k <= 0 follows from e + k' <= 0 with k' >= k
             return False
     return True
+
+
+def quotient_product_lemmas(goal: E.BExpr, most: int = 8) -> list:
+    """For each product `f*x` in the goal whose factor f also divides a quotient `n // f` there, what the
+    quotient bounds of the product: `x <= n // f - 1` implies `f*x <= n - f`, and `x <= n // f` implies
+    `f*x <= n` (for f >= 1).  A loop packing `n // f` tiles of f columns into a bank (`for t in range(512 //
+    padded)` at column `t*padded`) stays inside it by these; the solver does not find the step from `t < 512 //
+    padded` to `t*padded <= 512 - padded` when f is itself a formula.  At most `most` lemmas."""
+    quotients: dict = {}  # divisor -> the dividends it divides in the goal
+    products: list = []
+    seen: set = set()
+    stack = [goal]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, E.FloorDiv) and not isinstance(e.b, E.Const):
+            quotients.setdefault(e.b, []).append(e.a)
+        elif isinstance(e, E.Mul):
+            products.append(e)
+        stack.extend(E.children(e))
+    out: dict = {}
+    for p in products:
+        for i, f in enumerate(p.factors):
+            for n in quotients.get(f, ()):
+                q = E.floordiv(n, f)
+                # each other factor alone (a product by an item size too, `size*padded*t`, is a multiple of the
+                # pair's once the size is a number)
+                for x in dict.fromkeys(p.factors[:i] + p.factors[i + 1:]):
+                    fx = E.mul(f, x)
+                    out[E.implies(E.band(E.ge(f, 1), E.le(x, E.sub(q, 1))), E.le(fx, E.sub(n, f)))] = None
+                    out[E.implies(E.band(E.ge(f, 1), E.le(x, q)), E.le(fx, n))] = None
+                    if len(out) >= most:
+                        return list(out)
+    return list(out)
 
 
 def _few_valued(syms: list, ranges: dict) -> tuple:
