@@ -313,6 +313,9 @@ class Kernel:
     # x.shape`, `len(x.shape) == 2`, `x.shape == (n, d)`) and no use fixed it (see nki_verify.api._rank_guesses)
     guessed: tuple = ()
     missing: tuple = ()  # modules the kernel uses that no import resolved (each said by an NKI902)
+    # (dtype name, item size) of each dtype chosen by a condition (`nl.bfloat16 if x.dtype == nl.float32 else
+    # x.dtype`): an unknown dtype ("?..."), whose size is a conditional of its choices' sizes
+    dtype_sizes: tuple = ()
 
     def tensor(self, tid: int) -> Tensor:
         return self.tensors[tid]

@@ -108,6 +108,7 @@ class KernelBuilder:
         self._kept: list = []  # per change: how many assumptions (from the first) it left as they were (see intact)
         self._intact: dict = {}  # (edits, count) -> (changes checked, whether all kept that many): see intact
         self.itemsizes: dict = {}  # unknown input dtype -> the symbol of its item size (TensorMixin.itemsize_of)
+        self.dtype_sizes: dict = {}  # dtype chosen by a condition -> its item size (NkiMixin.conditional_dtype)
         self.missing_modules: set = set()  # modules the kernel calls into that no import resolved (hostlib)
         self._facts_key: tuple | None = None
         self._labels: tuple = (-1, 0, set())  # (_edits, symbols seen, their labels): see label_taken
@@ -311,6 +312,7 @@ class KernelBuilder:
             assumptions=tuple(self.assumptions), grid=self.grid, target=self.target, complete=self.complete,
             target_origin=self.target_origin, given=given, given_why=given_why, placeholders=placeholders,
             chosen=chosen, inout=inout, guessed=guessed, missing=tuple(sorted(self.missing_modules)),
+            dtype_sizes=tuple(self.dtype_sizes.items()),
             runtime_reads=tuple((sym, loops, source, index)
                                 for sym, source, loops, _label, index in getattr(self, "dyn_uses", ())),
         )

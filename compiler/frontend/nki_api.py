@@ -133,6 +133,35 @@ class NkiMixin:
             return D.canonical(v.name)
         return None
 
+    def conditional_dtype(self, v: V.Phi) -> str | None:
+        """A dtype chosen by a condition (`nl.bfloat16 if x.dtype == nl.float32 else x.dtype`, a compute dtype):
+        an unknown dtype to the checks that compare dtypes, whose item size is the conditional of its choices'
+        sizes (2 where x is float32, else x's), so that byte counts and placements follow it.  None when a
+        choice is not a dtype."""
+        def size(x: Any) -> tuple:
+            if isinstance(x, V.Phi):
+                (na, sa), (nb, sb) = size(x.a), size(x.b)
+                if na is None or nb is None:
+                    return None, None
+                return (na, sa) if na == nb else (f"{na} or {nb}", E.ite(x.cond, sa, sb))
+            dt = self.api_dtype(x)
+            if dt is None:
+                return None, None
+            if dt.startswith("?"):
+                return dt, self.input_itemsize(dt)
+            if dt in D.DTYPES and D.size_bytes(dt) in (1, 2, 4, 8):
+                return dt, E.const(D.size_bytes(dt))
+            return None, None
+
+        if self.kb is None:
+            return None
+        name, sz = size(v)
+        if name is None or " or " not in name:
+            return name  # (the same dtype either way)
+        key = f"?({name.replace('?', '')})#{len(self.kb.dtype_sizes)}"
+        self.kb.dtype_sizes[key] = sz
+        return key
+
     def settled_dtype(self, name: str | None) -> str | None:
         """The dtype the path states for an input dtype not known otherwise (`assert x.dtype == nl.bfloat16`),
         else `name` itself."""
@@ -1022,7 +1051,7 @@ class NkiMixin:
         _, name, fallback = rule
         v = bound.get(name)
         if v is not None and not isinstance(v, V.Unknown):
-            dt = self.api_dtype(v)
+            dt = self.conditional_dtype(v) if isinstance(v, V.Phi) else self.api_dtype(v)
             if dt is not None:
                 return dt
         if isinstance(fallback, str) and fallback.startswith("@"):

@@ -37,6 +37,9 @@ class Sizes:
         """(size expr, facts)"""
         if dtype is not None and not dtype.startswith("?") and dtype in D.DTYPES:
             return E.Const(D.size_bytes(dtype)), []
+        chosen = dict(self.ka.k.dtype_sizes).get(dtype) if dtype else None
+        if chosen is not None:
+            return chosen, []  # a dtype chosen by a condition: the conditional of its choices' sizes
         key = dtype or "?"
         s = self.syms.get(key)
         if s is None:

@@ -47,3 +47,36 @@ def transpose_across_banks_for_four_bytes(x):
         nisa.tensor_copy(dst=b, src=t[0:128, 0:128])
     nisa.dma_copy(dst=out, src=b)
     return out
+
+
+@nki.jit
+def stage_in_a_compute_dtype(x):
+    # The tiles' dtype is chosen by a condition (bfloat16 for a float32 input, else the input's own, as library
+    # kernels choose a compute dtype): 2 bytes for every input the kernel admits, so the second tile placed
+    # 2*n bytes in does not overlap the first (was: NKI901, the tiles' dtype not known, nor its size)
+    assert x.shape[0] == 128 and x.shape[1] <= 4096
+    assert x.dtype in (nl.float32, nl.bfloat16, nl.float16)
+    cdt = nl.bfloat16 if x.dtype == nl.float32 else x.dtype
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    a = nl.ndarray((128, x.shape[1]), dtype=cdt, buffer=nl.sbuf, address=(0, 0))
+    b = nl.ndarray((128, x.shape[1]), dtype=cdt, buffer=nl.sbuf, address=(0, x.shape[1] * 2))
+    nisa.dma_copy(dst=a, src=x)
+    nisa.dma_copy(dst=b, src=x)
+    nisa.tensor_tensor(dst=b, data1=a, data2=b, op=nl.add)
+    nisa.dma_copy(dst=out, src=b)
+    return out
+
+
+@nki.jit
+def stage_in_a_compute_dtype_of_any_input(x):
+    # Without the assert an int32 input keeps its 4 bytes: the tiles overlap
+    assert x.shape[0] == 128 and x.shape[1] <= 4096
+    cdt = nl.bfloat16 if x.dtype == nl.float32 else x.dtype
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    a = nl.ndarray((128, x.shape[1]), dtype=cdt, buffer=nl.sbuf, address=(0, 0))  # expect: NKI302 warning
+    b = nl.ndarray((128, x.shape[1]), dtype=cdt, buffer=nl.sbuf, address=(0, x.shape[1] * 2))
+    nisa.dma_copy(dst=a, src=x)
+    nisa.dma_copy(dst=b, src=x)
+    nisa.tensor_tensor(dst=b, data1=a, data2=b, op=nl.add)
+    nisa.dma_copy(dst=out, src=b)
+    return out
