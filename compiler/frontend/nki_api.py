@@ -45,7 +45,6 @@ ALLOC_FUNCS = {"ndarray", "zeros", "ones", "full", "rand", "zeros_like", "empty_
 GEN = {2: "gen2", 3: "gen3", 4: "gen4"}
 
 
-
 def _reshaped_dims(dims: list, key: Any, node: ast.AST | None, moved: dict | None = None) -> list:
     """The dimensions of an index grid (or mask) of dimensions `dims` after a reshaping subscript (`[:, None]`,
     `[None, :]`, `[...]`); `moved`, when given, receives each old axis's new position."""
@@ -74,6 +73,7 @@ def _reshaped_dims(dims: list, key: Any, node: ast.AST | None, moved: dict | Non
             moved[j] = len(out)
         out.append(dims[j])
     return out
+
 
 class NkiMixin:
     # ------------------------------------------------------------------ attributes

@@ -32,12 +32,13 @@ class Sizes:
     def __init__(self, ka: KernelAnalysis) -> None:
         self.ka = ka
         self.syms: dict = {}
+        self.chosen = dict(ka.k.dtype_sizes)  # dtypes chosen by a condition -> their item sizes
 
     def itemsize(self, dtype: str | None) -> tuple:
         """(size expr, facts)"""
         if dtype is not None and not dtype.startswith("?") and dtype in D.DTYPES:
             return E.Const(D.size_bytes(dtype)), []
-        chosen = dict(self.ka.k.dtype_sizes).get(dtype) if dtype else None
+        chosen = self.chosen.get(dtype) if dtype else None
         if chosen is not None:
             return chosen, []  # a dtype chosen by a condition: the conditional of its choices' sizes
         key = dtype or "?"
