@@ -352,6 +352,16 @@ def test_a_finding_that_depends_on_an_input_dtype_says_which() -> None:
         ["with x.dtype not float16, bfloat16, float32"], d.notes
 
 
+def test_a_finding_for_a_dtype_no_test_names_lists_those_of_its_size() -> None:
+    # The kernel tests only for float32; the overlap needs 4-byte items: the note names the 4-byte dtypes left
+    path = os.path.join(os.path.dirname(__file__), "kernels", "b2_dtype_itemsize.py")
+    diags = verify_source(open(path).read(), path, Options(kernels=("stage_in_a_compute_dtype_of_any_input",)))
+    (d,) = [d for d in diags if d.code == "NKI302"]
+    (note,) = [n.message for n in d.notes if n.message.startswith("with ")]
+    assert note.startswith("with x.dtype one of ") and note.endswith(" (4 bytes; not float32)"), note
+    assert {"int32", "uint32", "tfloat32"} <= set(note[len("with x.dtype one of "):].split(" (")[0].split(", ")), note
+
+
 def test_parts_of_a_check_over_the_inputs_alone_are_candidates() -> None:
     from compiler import expr as E
     from nki_verify.analysis.engine import _input_atoms
