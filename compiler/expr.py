@@ -910,6 +910,20 @@ def children(e: AnyExpr) -> tuple:
     return ()
 
 
+def distinct_nodes(roots: Iterable) -> Iterator:
+    """Each node of the expressions `roots` once (by identity, shared sub-terms once), depth first from the last
+    root; the caller may stop early."""
+    seen: set = set()
+    stack = list(roots)
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        yield e
+        stack.extend(children(e))
+
+
 def free_syms(e: AnyExpr) -> frozenset:
     """All Sym/BSym leaves of an expression (cached on the node)."""
     cached = e._syms

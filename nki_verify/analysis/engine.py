@@ -550,8 +550,8 @@ class KernelAnalysis:
         syms = sorted((x for x in E.free_syms(goal) if isinstance(x, E.Sym)), key=lambda x: x.key)
         small, cases = _few_valued(syms, ranges)
         # a symbol the facts pin to one value (a tile index over a single tile) is that value in every case
-        pinned = {x: E.const(ranges[x].lo) for x in syms if x in ranges and ranges[x].lo is not None and
-                  ranges[x].lo == ranges[x].hi}
+        fixed = E.fixed_by(ranges)
+        pinned = {x: fixed[x] for x in syms if x in fixed}
         # a conditional whose branches are all numbers (a tile factor chosen by a degree, `2 if tp == 4 else (4
         # if tp == 64 else 1)`) takes one of a few values whatever the input: one case per value, the conditional
         # replaced by it in the goal and the node's facts (each input is in one of the cases)
@@ -942,16 +942,11 @@ class KernelAnalysis:
         if not execs:
             return []
         mods: dict = {}
-        todo = [goal] + [f for f in local if E.free_syms(f) & syms]
-        seen: set = set()
-        while todo and len(mods) < MAX_LEMMA_REMAINDERS:
-            e = todo.pop()
-            if id(e) in seen:
-                continue
-            seen.add(id(e))
+        for e in E.distinct_nodes([goal] + [f for f in local if E.free_syms(f) & syms]):
             if isinstance(e, E.Mod) and not isinstance(e.b, E.Const):
                 mods.setdefault(e, None)
-            todo.extend(E.children(e))
+                if len(mods) >= MAX_LEMMA_REMAINDERS:
+                    break
         return [_remainder_lemma(t, r) for r in mods for t in execs]
 
     def _lazy_naming(self, syms: frozenset | set) -> list:
@@ -1566,18 +1561,11 @@ def quotient_product_lemmas(goal: E.BExpr, most: int = 8) -> list:
     padded` to `t*padded <= 512 - padded` when f is itself a formula.  At most `most` lemmas."""
     quotients: dict = {}  # divisor -> the dividends it divides in the goal
     products: list = []
-    seen: set = set()
-    stack = [goal]
-    while stack:
-        e = stack.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
+    for e in E.distinct_nodes([goal]):
         if isinstance(e, E.FloorDiv) and not isinstance(e.b, E.Const):
             quotients.setdefault(e.b, []).append(e.a)
         elif isinstance(e, E.Mul):
             products.append(e)
-        stack.extend(E.children(e))
     out: dict = {}
     for p in products:
         for i, f in enumerate(p.factors):
