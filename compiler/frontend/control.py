@@ -11,6 +11,7 @@ limit) or analysed with the carried values unknown (reported as NKI902).
 from __future__ import annotations
 
 import ast
+import itertools
 from typing import Any, Callable, Iterator
 
 from .. import expr as E
@@ -197,6 +198,19 @@ def _probe_label(key: tuple) -> str:
 
 STEADY_STEP_SIZE = 60  # nodes of a step `_steady_step` looks into
 STEADY_STEP_CHOICES = 4  # of its min, max and conditionals, per replacement
+PERIODIC_CANDIDATES = 4  # steps `_periodic` tries per value
+PERIODIC_TRIES = 8  # combinations of them
+
+
+def _cycle_length(now: E.Expr, probe: E.Sym) -> E.Expr | None:
+    """n when `now` is `0 if probe + 1 == n else probe + 1` (a counter that goes round n values), else None."""
+    if not (isinstance(now, E.Ite) and isinstance(now.cond, E.Cmp) and now.cond.op == E.EQ
+            and now.a == E.const(0) and E.sub(now.b, probe) == E.const(1)):
+        return None
+    for n in (E.sub(now.b, now.cond.e), E.add(now.b, now.cond.e)):
+        if probe not in E.free_syms(n) and E.eq(now.b, n) == now.cond:
+            return n
+    return None
 
 
 def _invariant_variants(d: E.Expr, varying: set, depth: int = 2) -> list:
@@ -1147,8 +1161,107 @@ class ControlMixin:
                     generic[p] = E.ite(E.eq(idx, 0), self._any_start(p), E.add(x1_any, later))
                     del pending[key]
                     progress = True
+            if not progress and pending:
+                progress = self._periodic(pending, rules, probes, var, bounds, closed)
             if not progress:
                 return
+
+    def _periodic(self, pending: dict, rules: dict, probes: dict, var: E.Sym, bounds: tuple, closed: dict) -> bool:
+        """Multi-buffering: a section counter that goes round (`sec += 1; if sec == n: sec = 0`) from c0 in
+        [0, n), and values in step with it, `B + sec*D` at the start of each iteration but the last (a stack address
+        set back to its scope's start B when the counter wraps, past the previous section's allocations otherwise).
+        B is the value the wrap sets, if the loop does not change it (the start then has to be B + c0*D), else
+        x0 - c0*D.  Proved together by induction, for any section r in [0, n) an iteration k <= trip - 2 starts
+        in: from the values `B + r*D` (the counter r), the iteration leaves `B + (r + 1)*D` (r + 1), or `B` (0)
+        when r + 1 = n; the values after the loop are the forms at k = trip when the last iteration keeps the step
+        too.  The candidates for D are the first iteration's step, its wrap not taken, and that step with a min,
+        max or conditional replaced.  Upgrades the rules of those it proves ("periodic") and says whether it
+        did."""
+        start, stop, step, trip, made, guard = bounds
+        if guard is not None:
+            return False
+        varying = set(probes.values()) | made | {var}
+        counter = None
+        for key in sorted(pending, key=_probe_label):
+            now, x0 = pending[key]
+            n = _cycle_length(E.lift(now), probes[key])
+            if n is not None and not (E.free_syms(n) & varying) and V.is_int(x0) \
+                    and self.decide(E.band(E.ge(x0, 0), E.lt(x0, n))) is True:
+                counter = (key, n)
+                break
+        if counter is None:
+            return False
+        ckey, n = counter
+        pc = probes[ckey]
+        members = [k for k in sorted(pending, key=_probe_label) if k != ckey]
+        allowed = set(closed) | {probes[k] for k in pending}
+        members = [k for k in members if not (E.free_syms(E.lift(pending[k][0])) & (set(probes.values()) - allowed))]
+        if not members:
+            return False
+        idx = E.floordiv(E.sub(var, start), step)
+        first = {q: E.substitute(v, {var: start}) for q, v in closed.items()}
+        first.update({probes[k]: E.lift(pending[k][1]) for k in members})
+        c0 = E.lift(pending[ckey][1])
+        first[pc] = c0
+        wrap_first = E.eq(E.add(c0, 1), n)
+        options = []
+        for k in members:
+            now, x0 = pending[k]
+            d1 = E.settle(E.sub(E.substitute(E.substitute(E.lift(now), first), {var: start}), x0), wrap_first, False)
+            cands = [d for d in dict.fromkeys([self._simpler(d1), d1]) if not (E.free_syms(d) & varying)]
+            cands += [c for c in _invariant_variants(d1, varying) if c not in cands]
+            if not cands:
+                return False
+            options.append(cands[:PERIODIC_CANDIDATES])
+        r = self._any_start(pc)
+        inside = [E.ge(var, start), E.lt(var, stop), E.le(idx, E.sub(trip, 2)), E.ge(r, 0), E.lt(r, n)]
+        if not (isinstance(step, int) and step == 1):
+            inside.append(E.eq(E.mod(E.sub(var, start), step), 0))
+        wraps = E.eq(E.add(r, 1), n)
+        # where each value goes when the counter wraps (its scope's start): the base of its sections, if it does
+        # not change in the loop; else the start less c0 steps
+        wrap_cond = E.lift(pending[ckey][0]).cond
+        resets = []
+        for k in members:
+            w = E.settle(E.lift(pending[k][0]), wrap_cond, True)
+            resets.append(None if E.free_syms(w) & varying else w)
+        tried = 0
+        for ds in itertools.product(*options):
+            tried += 1
+            if tried > PERIODIC_TRIES:
+                return False
+            at_k = dict(closed)
+            at_k[pc] = r
+            goals = [E.eq(E.substitute(E.lift(pending[ckey][0]), at_k), E.ite(wraps, 0, E.add(r, 1)))]
+            bases = [E.sub(pending[k][1], E.mul(c0, d)) if w is None else w
+                     for k, d, w in zip(members, ds, resets)]
+            if any(w is not None for w in resets):
+                # (each value starts in the section the counter starts in)
+                starts = E.band(*(E.eq(pending[k][1], E.add(b, E.mul(c0, d)))
+                                  for k, d, b, w in zip(members, ds, bases, resets) if w is not None))
+                if self.decide(starts) is not True:
+                    continue
+            for k, d, b in zip(members, ds, bases):
+                at_k[probes[k]] = E.add(b, E.mul(r, d))
+            for k, d, b in zip(members, ds, bases):
+                after = E.ite(wraps, b, E.add(b, E.mul(E.add(r, 1), d)))
+                goals.append(E.eq(E.substitute(E.lift(pending[k][0]), at_k), after))
+            question = E.implies(E.band(*inside), E.band(*goals))
+            if not (self.oracle.valid(question) or self.decide(question) is True):
+                continue
+            # the last iteration too (its tiles as wide as the others'): the values after the loop are the same
+            # forms at k = trip; else they are the last iteration's step from its start
+            everywhere = E.implies(E.band(*(inside[:2] + inside[3:])), E.band(*goals))
+            exact = self.oracle.valid(everywhere) or self.decide(everywhere) is True
+            phase, phase_after = E.mod(E.add(c0, idx), n), E.mod(E.add(c0, trip), n)
+            for k, d, b in [(ckey, None, None)] + list(zip(members, ds, bases)):
+                now, x0 = pending.pop(k)
+                form = phase if d is None else E.add(b, E.mul(phase, d))
+                after = phase_after if d is None else E.add(b, E.mul(phase_after, d))
+                rules[k] = (now, ("periodic", (form, now, after if exact or d is None else None)))
+                closed[probes[k]] = form
+            return True
+        return False
 
     def _any_start(self, probe: E.Sym) -> E.Sym:
         """A symbol for the value `probe` starts the loop with, whatever it is: not in the kernel's symbol table
@@ -1306,6 +1419,13 @@ class ControlMixin:
                 c, now = d
                 probe_map[p] = E.add(x0, E.mul(c, idx))
                 steady.append((key, now, x0))
+            elif kind == "periodic":
+                form, now, after = d
+                probe_map[p] = form
+                if after is not None:
+                    finals[key] = E.lower(after)
+                else:
+                    steady.append((key, now, x0))
             elif kind == "steady1":
                 c, x1, now = d
                 probe_map[p] = E.ite(E.eq(idx, 0), x0, E.add(x1, E.mul(c, E.sub(idx, 1))))
