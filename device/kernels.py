@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import contextvars
 import copy
 import inspect
 import os
+import textwrap
 from typing import Any, Callable
 
 import numpy as np
@@ -114,8 +116,31 @@ def is_host_function(fn: Any) -> bool:
     g = getattr(fn, "__globals__", {})
     if any(isinstance(g.get(n), Kernel) for n in code.co_names):
         return True
-    # a test that defines its kernel inside itself and launches it (`def test_add(): @nki.jit def add(...)`)
-    return getattr(fn, "__name__", "").startswith("test") and any(hasattr(c, "co_code") for c in code.co_consts)
+    # a test that defines its kernel inside itself and launches it (`def test_add(): @nki.jit def add(...)`), or
+    # a benchmark that does (`def bench(rows): @nki.benchmark(...) def kernel(x): ...; kernel(x)`)
+    if not any(hasattr(c, "co_code") for c in code.co_consts):
+        return False
+    return getattr(fn, "__name__", "").startswith("test") or _defines_decorated_kernel(fn)
+
+
+KERNEL_DECORATORS = frozenset({"jit", "benchmark", "baremetal", "profile", "trace", "nki_jit"})
+
+
+def _defines_decorated_kernel(fn: Any) -> bool:
+    """Does `fn`'s source define a function decorated as a kernel (`@nki.jit`, `@nki.benchmark(...)`)?"""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    outer = tree.body[0] if tree.body else None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not outer:
+            for d in node.decorator_list:
+                d = d.func if isinstance(d, ast.Call) else d
+                name = d.attr if isinstance(d, ast.Attribute) else d.id if isinstance(d, ast.Name) else ""
+                if name in KERNEL_DECORATORS:
+                    return True
+    return False
 
 
 # ----------------------------------------------------------------------------- launching

@@ -333,6 +333,9 @@ CASES = {
                                 "add_heads": ([r(1, 256, 64), r(1, 256, 64, 1)],),
                                 "make_pair_copier(96)": ([r(192, 64)], None, "copy_row_pairs_of")},
     "not_understood.py": {"dynamic_size": ([r(128, 512)],)},
+    # (host functions that build their kernel and run it: the device runs them with these sizes)
+    "b1_benchmark_launcher.py": {"bench_rows": ([300, 64],), "bench_rows_in_blocks_of": ([256, 64, 256],),
+                                 "copy_block": ([r(64, 32)],)},
     "b2_optional_fields.py": {"scaled_copy": ([r(128, 512), True, SimpleNamespace(scale=r(128, 1))],),
                               "scaled_copy_one_past": ([r(128, 512), True, SimpleNamespace(scale=r(128, 1))],)},
     # (Scaling is an IntEnum: its member POST is the int 2)

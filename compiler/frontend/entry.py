@@ -117,6 +117,7 @@ def analyze(source: str, path: str, options: Options, oracle: Any = None,
             known.add(id(k.func))
             kernels.append(k)
             result.kernel_names.append(k.func.name)
+    kernels = _without_unknown_twins(interp, kernels)
     launched = {id(k.func) for k, *_ in interp.launches}
     called = _called_from_kernels(kernels)
     pm = index.parse(index.entry_path)
@@ -497,6 +498,66 @@ def _call_host(interp: Interpreter, mod: V.ModuleVal, fv: V.FunctionVal, args: l
         interp.frames = saved
 
 
+def _unknown_in(v: Any, depth: int = 0) -> bool:
+    """Does a launch argument or closure value hold a value the host code computed in a way not followed (an
+    opaque value, or a size derived from one: `np.zeros((args.s, 128))`)?"""
+    if isinstance(v, V.Unknown):
+        return True
+    if isinstance(v, (E.Expr, E.BExpr)):
+        return any(getattr(s, "kind", "") == "unknown" for s in E.free_syms(v))
+    if isinstance(v, V.HostArray):
+        return v.shape is not None and _unknown_in(tuple(v.shape), depth)
+    if isinstance(v, (tuple, list)) and depth < 4:
+        return any(_unknown_in(x, depth + 1) for x in v)
+    if isinstance(v, dict) and depth < 4:
+        return any(_unknown_in(x, depth + 1) for x in v.values())
+    return False
+
+
+def _tainted_launch(args: list, kwargs: dict) -> bool:
+    return _unknown_in(list(args)) or _unknown_in(dict(kwargs))
+
+
+def _symbolic_in(v: Any, depth: int = 0) -> bool:
+    """Does a launch argument or closure value hold a size that is a symbol (a launcher run with a symbol for each
+    of its sizes): a launch for every value of it?"""
+    if isinstance(v, (E.Expr, E.BExpr)):
+        return bool(E.free_syms(v))
+    if isinstance(v, V.HostArray):
+        return v.shape is None or _symbolic_in(tuple(v.shape), depth)
+    if isinstance(v, (tuple, list)) and depth < 4:
+        return any(_symbolic_in(x, depth + 1) for x in v)
+    if isinstance(v, dict) and depth < 4:
+        return any(_symbolic_in(x, depth + 1) for x in v.values())
+    return False
+
+
+def _without_unknown_twins(interp: Interpreter, kernels: list) -> list:
+    """Kernels a host function defines and launches, built once per call of it: where one call passes symbols for
+    the sizes (the launcher explored with a symbol for each) and another passes values the analysis does not
+    follow (`bench(args.seq_len)` after `argparse`), the second adds nothing the first does not cover, only values
+    not known (findings at a size of 0, undecided checks): it is dropped."""
+    groups: dict = {}
+    for kv in kernels:
+        groups.setdefault(id(kv.func.node), []).append(kv)
+    drop: set = set()
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        tainted, symbolic = set(), False
+        for kv in group:
+            reads = {n.id for n in walk(kv.func.node) if isinstance(n, ast.Name)}
+            cells = [env[name] for env in kv.func.closure for name in reads if name in env]
+            launches = [(args, kwargs) for k, args, kwargs, _span in interp.launches if k.func is kv.func]
+            if _unknown_in(cells) or any(_tainted_launch(args, kwargs) for args, kwargs in launches):
+                tainted.add(id(kv))
+            else:
+                symbolic |= _symbolic_in(cells) or any(_symbolic_in([args, kwargs]) for args, kwargs in launches)
+        if symbolic:
+            drop |= tainted
+    return [kv for kv in kernels if id(kv) not in drop]
+
+
 def _contexts(interp: Interpreter, kv: V.KernelVal) -> list:
     name = kv.func.name
     opts = interp.options
@@ -521,6 +582,9 @@ def _contexts(interp: Interpreter, kv: V.KernelVal) -> list:
             continue
         seen.add(key)
         out.append(LaunchContext(f"launched at line {span.line}", list(args), dict(kwargs), k.grid, span))
+    if any(not _tainted_launch(c.args, c.kwargs) and _symbolic_in([c.args, c.kwargs]) for c in out):
+        # (a launch with sizes not followed adds nothing to one with symbols for them)
+        out = [c for c in out if not _tainted_launch(c.args, c.kwargs)]
     if not out:
         return [LaunchContext("standalone, symbolic shapes", [], {}, None)]
     return out[:MAX_CONTEXTS]
