@@ -202,15 +202,22 @@ PERIODIC_CANDIDATES = 4  # steps `_periodic` tries per value
 PERIODIC_TRIES = 8  # combinations of them
 
 
-def _cycle_length(now: E.Expr, probe: E.Sym) -> E.Expr | None:
-    """n when `now` is `0 if probe + 1 == n else probe + 1` (a counter that goes round n values), else None."""
-    if not (isinstance(now, E.Ite) and isinstance(now.cond, E.Cmp) and now.cond.op == E.EQ
-            and now.a == E.const(0) and E.sub(now.b, probe) == E.const(1)):
-        return None
-    for n in (E.sub(now.b, now.cond.e), E.add(now.b, now.cond.e)):
-        if probe not in E.free_syms(n) and E.eq(now.b, n) == now.cond:
-            return n
-    return None
+def _cycle_lengths(now: E.Expr, probe: E.Sym) -> list:
+    """The n for which `now` may be `0 if probe + 1 == n else probe + 1` (a counter that goes round n values,
+    however the wrap is written: `probe + 1 == n`, `probe + 1 < n`, `probe + 1 >= n`): candidates read off its
+    condition, to be proved."""
+    if not (isinstance(now, E.Ite) and isinstance(now.cond, E.Cmp)):
+        return []
+    one = E.const(1)
+    inc = now.b if now.a == E.const(0) else now.a if now.b == E.const(0) else None
+    if inc is None or E.sub(inc, probe) != one:
+        return []
+    e = now.cond.e
+    out = []
+    for n in (E.sub(inc, e), E.add(inc, e), E.sub(E.add(inc, 1), e), E.add(E.sub(inc, 1), e)):
+        if probe not in E.free_syms(n) and n not in out:
+            out.append(n)
+    return out
 
 
 def _invariant_variants(d: E.Expr, varying: set, depth: int = 2) -> list:
@@ -1184,10 +1191,17 @@ class ControlMixin:
         counter = None
         for key in sorted(pending, key=_probe_label):
             now, x0 = pending[key]
-            n = _cycle_length(E.lift(now), probes[key])
-            if n is not None and not (E.free_syms(n) & varying) and V.is_int(x0) \
-                    and self.decide(E.band(E.ge(x0, 0), E.lt(x0, n))) is True:
-                counter = (key, n)
+            p = probes[key]
+            for n in _cycle_lengths(E.lift(now), p):
+                if E.free_syms(n) & varying or not V.is_int(x0) \
+                        or self.decide(E.band(E.ge(x0, 0), E.lt(x0, n))) is not True:
+                    continue
+                wrap = E.ite(E.eq(E.add(p, 1), n), 0, E.add(p, 1))
+                if E.lift(now) == wrap or self.oracle.valid(
+                        E.implies(E.band(E.ge(p, 0), E.lt(p, n)), E.eq(E.lift(now), wrap))):
+                    counter = (key, n)
+                    break
+            if counter is not None:
                 break
         if counter is None:
             return False
@@ -1203,11 +1217,15 @@ class ControlMixin:
         first.update({probes[k]: E.lift(pending[k][1]) for k in members})
         c0 = E.lift(pending[ckey][1])
         first[pc] = c0
-        wrap_first = E.eq(E.add(c0, 1), n)
+        # (the counter's condition, and the truth value it has when the counter wraps)
+        now_c = E.lift(pending[ckey][0])
+        wraps_when = now_c.a == E.const(0)
+        wrap_first = E.substitute(E.substitute(now_c.cond, first), {var: start})
         options = []
         for k in members:
             now, x0 = pending[k]
-            d1 = E.settle(E.sub(E.substitute(E.substitute(E.lift(now), first), {var: start}), x0), wrap_first, False)
+            d1 = E.settle(E.sub(E.substitute(E.substitute(E.lift(now), first), {var: start}), x0), wrap_first,
+                          not wraps_when)
             cands = [d for d in dict.fromkeys([self._simpler(d1), d1]) if not (E.free_syms(d) & varying)]
             cands += [c for c in _invariant_variants(d1, varying) if c not in cands]
             if not cands:
@@ -1220,10 +1238,9 @@ class ControlMixin:
         wraps = E.eq(E.add(r, 1), n)
         # where each value goes when the counter wraps (its scope's start): the base of its sections, if it does
         # not change in the loop; else the start less c0 steps
-        wrap_cond = E.lift(pending[ckey][0]).cond
         resets = []
         for k in members:
-            w = E.settle(E.lift(pending[k][0]), wrap_cond, True)
+            w = E.settle(E.lift(pending[k][0]), now_c.cond, wraps_when)
             resets.append(None if E.free_syms(w) & varying else w)
         tried = 0
         for ds in itertools.product(*options):

@@ -51,6 +51,19 @@ class SectionStack(nl.NKIObject):
         self.addr = top.start
 
 
+class RingStack(SectionStack):
+    """The same allocator with its counter written the other way round."""
+
+    def next_section(self):
+        top = self.scopes[-1]
+        top.current = top.current + 1 if top.current + 1 < top.count else 0
+        if top.current == 0:
+            self.addr = top.start
+            top.high = top.start
+        else:
+            self.addr = top.high
+
+
 @nki.jit
 def rows_double_buffered(x):
     n, m = x.shape
@@ -139,6 +152,24 @@ def sections_of_alternating_widths(x):
         w = m * itemsize(x.dtype) * (1 + i % 2)
         t = nl.ndarray((128, m), dtype=x.dtype, buffer=nl.sbuf,  # expect: NKI901 warning
                        address=(0, stack.take(w)))
+        nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, :])
+        nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, :], src=t)
+        stack.next_section()
+    stack.close()
+    return out
+
+
+@nki.jit
+def rows_triple_buffered_too_wide(x):
+    n, m = x.shape
+    assert n % 128 == 0 and m <= 20000
+    out = nl.ndarray((n, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    stack = RingStack(1024)
+    stack.open(3)
+    for i in range(n // 128):
+        # (two sections fit; the third does not)
+        t = nl.ndarray((128, m), dtype=x.dtype, buffer=nl.sbuf,  # expect: NKI204 warning
+                       address=(0, stack.take(m * itemsize(x.dtype))))
         nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, :])
         nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, :], src=t)
         stack.next_section()
