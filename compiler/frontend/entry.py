@@ -9,7 +9,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from .. import expr as E
 from .. import ir
@@ -498,38 +498,41 @@ def _call_host(interp: Interpreter, mod: V.ModuleVal, fv: V.FunctionVal, args: l
         interp.frames = saved
 
 
-def _unknown_in(v: Any, depth: int = 0) -> bool:
+_NO_SHAPE = object()  # (a host array whose shape the analysis leaves to the kernel: a symbol of its own)
+
+
+def _launch_leaves(v: Any, depth: int = 0) -> Iterator:
+    """The sizes and values in a launch argument or closure value: the items of tuples, lists and dicts, the
+    dimensions of host arrays (`_NO_SHAPE` for an array of a shape not given), and the value itself."""
+    if isinstance(v, V.HostArray):
+        if v.shape is None:
+            yield _NO_SHAPE
+        else:
+            yield from _launch_leaves(tuple(v.shape), depth)
+    elif isinstance(v, (tuple, list, dict)):
+        if depth < 4:
+            for x in v.values() if isinstance(v, dict) else v:
+                yield from _launch_leaves(x, depth + 1)
+    else:
+        yield v
+
+
+def _unknown_in(v: Any) -> bool:
     """Does a launch argument or closure value hold a value the host code computed in a way not followed (an
     opaque value, or a size derived from one: `np.zeros((args.s, 128))`)?"""
-    if isinstance(v, V.Unknown):
-        return True
-    if isinstance(v, (E.Expr, E.BExpr)):
-        return any(getattr(s, "kind", "") == "unknown" for s in E.free_syms(v))
-    if isinstance(v, V.HostArray):
-        return v.shape is not None and _unknown_in(tuple(v.shape), depth)
-    if isinstance(v, (tuple, list)) and depth < 4:
-        return any(_unknown_in(x, depth + 1) for x in v)
-    if isinstance(v, dict) and depth < 4:
-        return any(_unknown_in(x, depth + 1) for x in v.values())
-    return False
+    return any(isinstance(x, V.Unknown) or isinstance(x, (E.Expr, E.BExpr)) and
+               any(getattr(s, "kind", "") == "unknown" for s in E.free_syms(x)) for x in _launch_leaves(v))
+
+
+def _symbolic_in(v: Any) -> bool:
+    """Does a launch argument or closure value hold a size that is a symbol (a launcher run with a symbol for each
+    of its sizes): a launch for every value of it?"""
+    return any(x is _NO_SHAPE or isinstance(x, (E.Expr, E.BExpr)) and bool(E.free_syms(x))
+               for x in _launch_leaves(v))
 
 
 def _tainted_launch(args: list, kwargs: dict) -> bool:
-    return _unknown_in(list(args)) or _unknown_in(dict(kwargs))
-
-
-def _symbolic_in(v: Any, depth: int = 0) -> bool:
-    """Does a launch argument or closure value hold a size that is a symbol (a launcher run with a symbol for each
-    of its sizes): a launch for every value of it?"""
-    if isinstance(v, (E.Expr, E.BExpr)):
-        return bool(E.free_syms(v))
-    if isinstance(v, V.HostArray):
-        return v.shape is None or _symbolic_in(tuple(v.shape), depth)
-    if isinstance(v, (tuple, list)) and depth < 4:
-        return any(_symbolic_in(x, depth + 1) for x in v)
-    if isinstance(v, dict) and depth < 4:
-        return any(_symbolic_in(x, depth + 1) for x in v.values())
-    return False
+    return _unknown_in([args, kwargs])
 
 
 def _without_unknown_twins(interp: Interpreter, kernels: list) -> list:
