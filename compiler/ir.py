@@ -24,6 +24,9 @@ ON_CHIP = (SBUF, PSUM)
 HBM_KINDS = (HBM, SHARED_HBM, PRIVATE_HBM)
 # the memory names the Beta-2 tracer gives kernel code (`sbuf.view(dtype=..., shape=...)`) and their buffers
 TRACER_BUFFERS = {"sbuf": SBUF, "psum": PSUM, "hbm": HBM, "shared_hbm": SHARED_HBM, "private_hbm": PRIVATE_HBM}
+# the decorators and wrappers that make a function an NKI kernel (`@nki.jit`, `@nki.benchmark(...)`,
+# `nki.simulate(f)`), by their last name
+KERNEL_WRAPPERS = frozenset({"jit", "baremetal", "benchmark", "profile", "trace", "nki_jit", "simulate"})
 # why an optional input (default None) is analysed as given (Kernel.given_why)
 GIVEN_DEREFERENCED = "dereferenced by the kernel"
 GIVEN_NONE_FAILS = "every path with it left at None fails"

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from compiler.ir import TRACER_BUFFERS
+from compiler.ir import KERNEL_WRAPPERS, TRACER_BUFFERS
 
 from . import context
 from .faults import KernelPrecondition, Site
@@ -123,9 +123,6 @@ def is_host_function(fn: Any) -> bool:
     return getattr(fn, "__name__", "").startswith("test") or _defines_decorated_kernel(fn)
 
 
-KERNEL_DECORATORS = frozenset({"jit", "benchmark", "baremetal", "profile", "trace", "nki_jit"})
-
-
 def _defines_decorated_kernel(fn: Any) -> bool:
     """Does `fn`'s source define a function decorated as a kernel (`@nki.jit`, `@nki.benchmark(...)`)?"""
     try:
@@ -138,7 +135,7 @@ def _defines_decorated_kernel(fn: Any) -> bool:
             for d in node.decorator_list:
                 d = d.func if isinstance(d, ast.Call) else d
                 name = d.attr if isinstance(d, ast.Attribute) else d.id if isinstance(d, ast.Name) else ""
-                if name in KERNEL_DECORATORS:
+                if name in KERNEL_WRAPPERS:
                     return True
     return False
 

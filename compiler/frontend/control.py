@@ -202,6 +202,14 @@ PERIODIC_CANDIDATES = 4  # steps `_periodic` tries per value
 PERIODIC_TRIES = 8  # combinations of them
 
 
+def _iteration_facts(var: E.Sym, start: Any, stop: Any, step: Any) -> list:
+    """What an iteration of `for var in range(start, stop, step)` knows of its index."""
+    facts = [E.ge(var, start), E.lt(var, stop)]
+    if not (isinstance(step, int) and step == 1):
+        facts.append(E.eq(E.mod(E.sub(var, start), step), 0))
+    return facts
+
+
 def _cycle_lengths(now: E.Expr, probe: E.Sym) -> list:
     """The n for which `now` may be `0 if probe + 1 == n else probe + 1` (a counter that goes round n values,
     however the wrap is written: `probe + 1 == n`, `probe + 1 < n`, `probe + 1 >= n`): candidates read off its
@@ -1232,9 +1240,8 @@ class ControlMixin:
                 return False
             options.append(cands[:PERIODIC_CANDIDATES])
         r = self._any_start(pc)
-        inside = [E.ge(var, start), E.lt(var, stop), E.le(idx, E.sub(trip, 2)), E.ge(r, 0), E.lt(r, n)]
-        if not (isinstance(step, int) and step == 1):
-            inside.append(E.eq(E.mod(E.sub(var, start), step), 0))
+        inside = _iteration_facts(var, start, stop, step) + [E.ge(r, 0), E.lt(r, n)]
+        before_last = E.le(idx, E.sub(trip, 2))
         wraps = E.eq(E.add(r, 1), n)
         # where each value goes when the counter wraps (its scope's start): the base of its sections, if it does
         # not change in the loop; else the start less c0 steps
@@ -1247,9 +1254,10 @@ class ControlMixin:
             tried += 1
             if tried > PERIODIC_TRIES:
                 return False
+            # (the counter's own step is the wrap, proved when it was chosen)
             at_k = dict(closed)
             at_k[pc] = r
-            goals = [E.eq(E.substitute(E.lift(pending[ckey][0]), at_k), E.ite(wraps, 0, E.add(r, 1)))]
+            goals = []
             bases = [E.sub(pending[k][1], E.mul(c0, d)) if w is None else w
                      for k, d, w in zip(members, ds, resets)]
             if any(w is not None for w in resets):
@@ -1263,12 +1271,12 @@ class ControlMixin:
             for k, d, b in zip(members, ds, bases):
                 after = E.ite(wraps, b, E.add(b, E.mul(E.add(r, 1), d)))
                 goals.append(E.eq(E.substitute(E.lift(pending[k][0]), at_k), after))
-            question = E.implies(E.band(*inside), E.band(*goals))
+            question = E.implies(E.band(*inside, before_last), E.band(*goals))
             if not (self.oracle.valid(question) or self.decide(question) is True):
                 continue
             # the last iteration too (its tiles as wide as the others'): the values after the loop are the same
             # forms at k = trip; else they are the last iteration's step from its start
-            everywhere = E.implies(E.band(*(inside[:2] + inside[3:])), E.band(*goals))
+            everywhere = E.implies(E.band(*inside), E.band(*goals))
             exact = self.oracle.valid(everywhere) or self.decide(everywhere) is True
             phase, phase_after = E.mod(E.add(c0, idx), n), E.mod(E.add(c0, trip), n)
             for k, d, b in [(ckey, None, None)] + list(zip(members, ds, bases)):
@@ -1330,9 +1338,7 @@ class ControlMixin:
         if not candidates:
             return None
         idx = E.floordiv(E.sub(var, start), step)
-        inside = [E.ge(var, start), E.lt(var, stop), E.le(idx, E.sub(trip, 2))]
-        if not (isinstance(step, int) and step == 1):
-            inside.append(E.eq(E.mod(E.sub(var, start), step), 0))
+        inside = _iteration_facts(var, start, stop, step) + [E.le(idx, E.sub(trip, 2))]
         for c in candidates:
             at_k[probe] = E.add(x0, E.mul(c, idx))
             facts = list(inside)
@@ -1367,9 +1373,7 @@ class ControlMixin:
         if not _rounds(E.lift(now), probe, varying):
             return None  # (only a rounding of the start makes the first step differ from the others)
         idx = E.floordiv(E.sub(var, start), step)
-        inside = [E.ge(var, start), E.lt(var, stop), E.ge(idx, 1), E.le(idx, E.sub(trip, 2))]
-        if not (isinstance(step, int) and step == 1):
-            inside.append(E.eq(E.mod(E.sub(var, start), step), 0))
+        inside = _iteration_facts(var, start, stop, step) + [E.ge(idx, 1), E.le(idx, E.sub(trip, 2))]
         anys = {self._any_start(q): 0 for q in probes}
         for forms, x_start, is_generic in ((generic, self._any_start(probe), True), (closed, x0, False)):
             x1 = self._after_first(now, probe, x_start, forms, var, start, tables)
@@ -1559,10 +1563,7 @@ class ControlMixin:
                 isinstance(n, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom)) for st in node.body for n in walk(st)):
             self.every_iteration_loops.add(loop.id)  # (no iteration ends the loop early: see interp.assume)
         self.snapshot_contents(loop.id)
-        facts = [E.ge(var, start), E.lt(var, stop)]
-        if not (isinstance(step, int) and step == 1):
-            facts.append(E.eq(E.mod(E.sub(var, start), step), 0))
-        self.loop_facts.append(E.band(*facts))
+        self.loop_facts.append(E.band(*_iteration_facts(var, start, stop, step)))
         return var, loop
 
     def close_loop(self, loop: ir.Loop) -> None:

@@ -36,7 +36,7 @@ ISA_ENUMS = {
 DEPRECATED_ENGINES = {"tensor_engine": "tensor", "vector_engine": "vector", "scalar_engine": "scalar",
                       "gpsimd_engine": "gpsimd", "unknown_engine": "unknown"}
 LOOP_KINDS = {"affine_range", "sequential_range", "static_range", "dynamic_range", "tile_range", "range"}
-KERNEL_WRAPPERS = {"jit", "baremetal", "benchmark", "profile", "trace", "nki_jit", "simulate"}
+KERNEL_WRAPPERS = ir.KERNEL_WRAPPERS
 COMPILER_DECORATORS = {"compiler.skip_middle_end_transformations", "compiler.enable_stack_allocator",
                        "compiler.force_auto_alloc"}
 TYPING_NAMES = {"tensor", "tile", "NkiTensor", "ndarray", "NKIObject", "VirtualRegister", "NkiInstruction"}

@@ -1420,18 +1420,26 @@ def _dtypes_in(model: dict, syms: set) -> str:
             tests.setdefault(m.group(1), {})[m.group(2)] = model[s]
     sizes = {s.name[len("itemsize("):-1]: v for s, v in model.items()
              if isinstance(s, E.Sym) and s.name.startswith("itemsize(") and isinstance(v, int)}
-    parts = []
-    for what, values in tests.items():
-        chosen = [d for d, v in values.items() if v]
-        # none of the dtypes it tests, but of a size the counterexample gives: the dtypes of that size left (an
-        # input dtype the kernel's tables do not list, `float8_e5m2_x4` beside the 4-byte ones they do)
-        left = [d for d in D.DTYPES if d != "bool_" and d not in values and D.size_bytes(d) == sizes.get(what)]
-        parts.append(f"{what} = {chosen[0]}" if len(chosen) == 1 else
-                     "" if chosen else
-                     f"{what} = {left[0]}" if len(left) == 1 else
-                     f"{what} one of {', '.join(left)} ({sizes[what]} bytes; not {', '.join(values)})"
-                     if 1 < len(left) <= 5 else f"{what} not {', '.join(values)}")
+    parts = (_dtype_chosen(what, values, sizes.get(what)) for what, values in tests.items())
     return ", ".join(p for p in parts if p)
+
+
+def _dtype_chosen(what: str, values: dict, size: int | None) -> str:
+    """What a counterexample says of one input dtype `what`, from its dtype tests' `values` in the model and the
+    item `size` it gives ("" when it makes several tests true)."""
+    chosen = [d for d, v in values.items() if v]
+    if len(chosen) == 1:
+        return f"{what} = {chosen[0]}"
+    if chosen:
+        return ""
+    # none of the dtypes it tests, but of a size the counterexample gives: the dtypes of that size left (an input
+    # dtype the kernel's tables do not list, `float8_e5m2_x4` beside the 4-byte ones they do)
+    left = [d for d in D.DTYPES if d != "bool_" and d not in values and D.size_bytes(d) == size]
+    if len(left) == 1:
+        return f"{what} = {left[0]}"
+    if 1 < len(left) <= 5:
+        return f"{what} one of {', '.join(left)} ({size} bytes; not {', '.join(values)})"
+    return f"{what} not {', '.join(values)}"
 
 
 def _input_atoms(goal: E.BExpr, is_input: Callable) -> list:
