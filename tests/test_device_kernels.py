@@ -415,6 +415,10 @@ CASES = {
         "two_passes_through_the_same_sections": ([r(640, 256, dtype=np.float16)],),
         "second_pass_past_the_end": ([r(256, 8192, dtype=np.float16)],),
         "rows_triple_buffered_too_wide": ([r(384, 20000)],)},
+    "b2_doubling_loops.py": {
+        "prefix_sums_by_doubling": ([r(128, 300)],),
+        "doubled_window_past_the_end": ([r(64, 3)],),
+        "shrinking_window_later": ([r(64, 10)],)},
     "b2_while_register.py": {
         "rows_copied_while_flagged": ([r(128, 512), np.array([[2]], np.int32)],),
         "rows_copied_while_flagged_without_a_bound": ([r(256, 512), np.array([[1]], np.int32)],),

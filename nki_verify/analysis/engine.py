@@ -57,6 +57,10 @@ QUIET_QUERY_BUDGET = 80
 # violations whose facts name values the front end could not determine, asked whether any value of those decides
 # them (see _whatever_unknown): per kernel analysis
 WHATEVER_QUERY_BUDGET = 24
+# per kernel analysis: violations asked again at the first iterations of the loops whose carried values they
+# depend on (see KernelAnalysis._at_first_iterations), and the loops nested around one another looked through
+FIRST_ITERATION_BUDGET = 24
+MAX_LOOP_NESTING = 8
 # checks of one execution, whose undetermined values take one value there (not so for two program instances or
 # two iterations: a program's index from a helper not followed is one symbol for both, and they seem to race)
 ONE_EXECUTION_CODES = frozenset({"NKI101", "NKI102", "NKI201", "NKI202", "NKI203", "NKI501"})
@@ -195,12 +199,14 @@ class KernelAnalysis:
         self.extras_queries = 0
         self.quiet_queries = 0
         self.whatever_queries = 0
+        self.first_queries = 0  # spent by _at_first_iterations
         self.bound_queries = 0
         self.bound_attempts = 0
         self.condition_queries = 0  # spent by _by_conditions (see CONDITION_SPLIT_KERNEL_QUERIES)
         self.deferred: list = []  # (NKI901 finding, goal, facts, check) for `settle_deferred`
         self.undecided_copies: list = []  # (NKI901 finding, check, goal, facts, obligation) of every such copy, ditto
         self._loop_of: dict | None = None  # loop variable -> loop (see _tile_lemmas)
+        self._carried_by: dict | None = None  # carried value -> its loop (see _at_first_iterations)
         self.axes_copies: list = []  # (NKI901 finding, check, stronger goals, facts, ranges) of every copy (_by_axes)
         # id of an undecided finding -> the finding the last chance found in its place (see _last_chance)
         self.replacements: dict = {}
@@ -1028,14 +1034,20 @@ class KernelAnalysis:
         return [s for s in syms if self.info.get(s) is not None and self.info[s].role == "unknown"
                 or getattr(s, "kind", None) == UNKNOWN_COPY]
 
-    def _violation(self, ob: Obligation, local: list, syms: set, v: Violated, lazy: list) -> Diagnostic | None:
-        """`lazy`: the allocation facts on the goal's inputs (`self.lazy`), facts on admissible inputs too."""
+    def _violation(self, ob: Obligation, local: list, syms: set, v: Violated, lazy: list,
+                   first: bool = False) -> Diagnostic | None:
+        """`lazy`: the allocation facts on the goal's inputs (`self.lazy`), facts on admissible inputs too.
+        `first`: the question is already the one at the first iterations (see `_at_first_iterations`)."""
         unknown = self._undetermined(syms)
         if unknown and ob.quiet_unknown:
             return None
         kept = self._violation_models.setdefault(location(ob.span), [])
         if len(kept) < SIBLING_MODELS:
             kept.append(v.model)
+        if unknown and not ob.definite and not first:
+            at_first = self._at_first_iterations(ob, local, unknown, lazy)
+            if at_first is not None:
+                return at_first[0]
         whatever = bool(unknown) and not ob.definite and ob.code in ONE_EXECUTION_CODES and \
             self._whatever_unknown(ob, local, syms, unknown)
         if whatever:
@@ -1074,7 +1086,9 @@ class KernelAnalysis:
                 severity = WARNING
                 if self._outranked(ob, severity):
                     return None
-                suggestion = self._extra(self._suggest, ob, local + lazy, inputs, v.model)
+                # (not for a violation found at the first iterations: a precondition that passes those says
+                # nothing of the iterations after them)
+                suggestion = None if first else self._extra(self._suggest, ob, local + lazy, inputs, v.model)
         model = self._extra(self._nicer_model, ob, local + lazy, [s for s in inputs if s in shown]) or v.model
         model = self._shrunk(ob, local + lazy, model)
         shown |= set(ob.show)
@@ -1092,6 +1106,55 @@ class KernelAnalysis:
             notes += (Note(location(ob.span), f"with {dtypes}"),)
         return Diagnostic(ob.code, severity, message, location(ob.span), self.k.name, ce, suggestion, notes,
                           tuple(ob.fixes))
+
+    def _at_first_iterations(self, ob: Obligation, local: list, unknown: list, lazy: list) -> tuple | None:
+        """The violation again at the first iteration of the loops whose carried values (`ir.Loop.carried`: a
+        value the loop changes in a way not followed) it depends on, where each of those values is the one the
+        loop is entered with (the front end's closed form picks it at the loop's start): a violation there is
+        on a real execution, graded and shown as any other, `(finding or None,)`.  None when an undetermined
+        value remains (one computed after a loop, or a copy of one for another execution), or no violation is
+        at the first iterations."""
+        if self.first_queries >= FIRST_ITERATION_BUDGET:
+            return None
+        if self._carried_by is None:
+            self._carried_by = {c: lp for lp in self.loops.values() for c in lp.carried}
+        at: dict = {}
+        goal, facts, left = ob.goal, list(local), list(unknown)
+        for _ in range(MAX_LOOP_NESTING):
+            loops = [self._carried_by.get(u) for u in left]
+            if any(lp is None for lp in loops):
+                return None
+            step = {lp.var: lp.start for lp in loops if lp.var not in at}
+            if not step:
+                return None
+            for lp in loops:
+                if lp.kind == "while" and isinstance(lp.stop, E.Sym):
+                    # (a while loop's count of iterations, decided by its condition: the first iteration is
+                    # reached when the condition holds as the loop is entered, which the node's facts say)
+                    step[lp.stop] = E.add(lp.start, 1)
+            at.update(step)
+            goal, *facts = E.substitute_all([goal] + facts, step)
+            syms = set(E.free_syms(goal)).union(*(E.free_syms(f) for f in facts))
+            left = self._undetermined(syms)
+            if not left:
+                break
+        else:
+            return None
+        if goal == E.TRUE or E.FALSE in facts:
+            return None
+        self.first_queries += 1
+        verdict = self.prover.find_violation(goal, facts, QUIET_RLIMIT, retry=False)
+        if not isinstance(verdict, Violated):
+            return None
+        verdict = Violated({**verdict.model, **{x: v for x, v in at.items() if isinstance(v, int)}})
+        d = self._violation(dataclasses.replace(ob, goal=goal, facts=tuple(facts)), facts, syms, verdict, lazy,
+                            first=True)
+        if d is not None:
+            firsts = sorted({self._carried_by[u] for u in unknown}, key=lambda lp: lp.id)
+            d = dataclasses.replace(d, notes=d.notes + tuple(Note(location(lp.span), (
+                "found at the first iteration of this loop: it changes values in a way not followed, but its first "
+                "iteration starts with the ones the loop is entered with")) for lp in firsts))
+        return (d,)
 
     def _whatever_unknown(self, ob: Obligation, local: list, syms: set, unknown: list) -> bool:
         """Whether, for every value of the `unknown` symbols at which the node is reached, some input and
