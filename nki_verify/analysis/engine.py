@@ -1146,7 +1146,6 @@ class KernelAnalysis:
         verdict = self.prover.find_violation(goal, facts, QUIET_RLIMIT, retry=False)
         if not isinstance(verdict, Violated):
             return None
-        verdict = Violated({**verdict.model, **{x: v for x, v in at.items() if isinstance(v, int)}})
         d = self._violation(dataclasses.replace(ob, goal=goal, facts=tuple(facts)), facts, syms, verdict, lazy,
                             first=True)
         if d is not None:
