@@ -1037,7 +1037,6 @@ class ControlMixin:
             rules[key] = (now, self._induction(now, p, probe_syms, var))
         if widen:  # (a known short trip count is unrolled: exact values, whatever the steps)
             self._steady_steps(rules, probes, env0, base_attrs, var, bounds)
-            self._widened_bounds(rules, probes, env0, base_attrs, var, bounds)
         for key, (_now, rule) in rules.items():
             if rule is None or rule[0] == "widen" and not widen:
                 failed_names.add(_probe_label(key))
@@ -1102,6 +1101,8 @@ class ControlMixin:
                     touched_bad, bad_fields)
         if more:
             return ("retry", more)
+        if widen:  # (only for a pass whose summary is kept: a failed or retried one would prove them for nothing)
+            self._widened_bounds(plan["deltas"], rules, probes, env0, base_attrs, var, bounds)
         return ("ok", plan)
 
     def _induction(self, now: Any, probe: Any, probes: set, var: E.Sym) -> tuple | None:
@@ -1182,30 +1183,30 @@ class ControlMixin:
             if not progress:
                 return
 
-    def _widened_bounds(self, rules: dict, probes: dict, env0: dict, base_attrs: dict, var: E.Sym,
+    def _widened_bounds(self, deltas: dict, rules: dict, probes: dict, env0: dict, base_attrs: dict, var: E.Sym,
                         bounds: tuple) -> None:
         """For the values still not followed (`("widen", None)`) with a known start x0, the side of it they never
         leave: `x >= x0` when an iteration that starts with x >= x0 leaves it so (`k *= 2` from 1, a running
         maximum), `x <= x0` likewise, proved by induction for any values of the others the loop changes, under
         the loop's own facts (and a while loop's condition at the iteration's start).  The rule becomes
-        `("widen", (at least x0, at most x0))`, the range of the value at every iteration's start and after the
-        loop (the last iteration's)."""
-        start, stop, step, trip, made, guard = bounds
+        `("widen", (at least x0, at most x0))` in the summary's `deltas`, the range of the value at every
+        iteration's start and after the loop (the last iteration's); `rules` give each value's `now`."""
+        start, stop, step, _trip, _made, guard = bounds
         inside = _iteration_facts(var, start, stop, step) + ([guard] if guard is not None else [])
-        for key in sorted(rules, key=_probe_label):
-            now, rule = rules[key]
-            if rule is None or rule[0] != "widen" or not V.is_int(now):
+        for key in sorted(deltas, key=_probe_label):
+            now = rules[key][0]
+            if deltas[key][0] != "widen" or not V.is_int(now):
                 continue
             x0 = env0.get(key[1], V.MISSING) if key[0] == "name" else base_attrs.get(key, V.MISSING)
             if not isinstance(x0, int) or isinstance(x0, bool):
-                continue  # (a known start: a range of the symbols, see _commit_summary)
+                continue  # (only a number: a range bound of the symbols, see _commit_summary)
             p = probes[key]
             sides = []
             for cmp in (E.ge, E.le):
                 q = E.implies(E.band(*inside, cmp(p, x0)), cmp(E.lift(now), x0))
                 sides.append(self.oracle.valid(q) or self.decide(q) is True)
             if any(sides):
-                rules[key] = (now, ("widen", tuple(sides)))
+                deltas[key] = ("widen", tuple(sides))
 
     def _periodic(self, pending: dict, rules: dict, probes: dict, var: E.Sym, bounds: tuple, closed: dict) -> bool:
         """Multi-buffering: a section counter that goes round (`sec += 1; if sec == n: sec = 0`) from c0 in
@@ -1481,17 +1482,20 @@ class ControlMixin:
                 what = _probe_label(key)
                 # the side of its start it never leaves (see _widened_bounds), as the range of the symbols: not
                 # facts, which would tie them to the rest of the kernel's questions
-                lo, hi = (x0 if proved else None for proved in d) if d else (None, None)
+                at_least, at_most = d or (False, False)
+                lo, hi = x0 if at_least else None, x0 if at_most else None
                 later = self.fresh_int(f"<{what} at the start of an iteration: the loop changes it in a way "
                                        "not followed>", "unknown", lo, hi)
                 self.kb.note_carried(var, later)
-                # (the first iteration starts with the value the loop is entered with, whatever the others do:
-                # a check that fails there fails on a real execution)
-                probe_map[p] = E.ite(E.eq(idx, 0), E.lift(x0), later) if V.is_int(x0) else later
                 after = self.fresh_int(f"<{what} after a loop that changes it in a way not followed>", "unknown",
                                        lo, hi)
-                # (and a loop that does not run leaves it as it was)
-                finals[key] = E.lower(E.ite(E.gt(trip, 0), after, E.lift(x0))) if V.is_int(x0) else after
+                if V.is_int(x0):
+                    # the first iteration starts with the value the loop is entered with, whatever the others do
+                    # (a check that fails there fails on a real execution), and a loop that does not run leaves it
+                    probe_map[p] = E.ite(E.eq(idx, 0), E.lift(x0), later)
+                    finals[key] = E.lower(E.ite(E.gt(trip, 0), after, E.lift(x0)))
+                else:
+                    probe_map[p], finals[key] = later, after
             else:
                 probe_map[p] = E.ite(E.eq(idx, 0), x0, d)
                 finals[key] = E.lower(E.ite(E.gt(trip, 0), d, x0))
